@@ -1,0 +1,171 @@
+"""The project's one console script: ``verify``.
+
+Heavy modules are imported inside the commands, so ``verify quiz`` starts without torch.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(help="Run the knowledge base's claims, inspect their evidence, practise its questions.",
+                  no_args_is_help=True, add_completion=False)
+console = Console()
+
+DeviceOpt = Annotated[str, typer.Option(help="any | cpu | cuda: keep claims that need (or do not need) CUDA")]
+
+
+def project_root() -> Path:
+    """The checkout: the folder above the ``verify`` package, or $VERIFY_ROOT."""
+    import os  # noqa: PLC0415
+
+    return Path(os.environ.get("VERIFY_ROOT", Path(__file__).resolve().parent.parent))
+
+
+def _selector(ids: list[str], question: str | None, device: str):
+    if device not in ("any", "cpu", "cuda"):
+        raise typer.BadParameter(f"--device must be any, cpu or cuda, not {device!r}", param_hint="--device")
+
+    def select(spec) -> bool:
+        if ids and not any(fnmatch.fnmatchcase(spec.id, pat) for pat in ids):
+            return False
+        if question and spec.question != question:
+            return False
+        if device == "cuda" and "cuda" not in spec.needs:
+            return False
+        return not (device == "cpu" and "cuda" in spec.needs)
+
+    return select
+
+
+def _check_filters(root: Path, ids: list[str], question: str | None) -> None:
+    from verify import registry  # noqa: PLC0415
+
+    reg = registry.load(root)
+    for pat in ids:
+        if not any(fnmatch.fnmatchcase(cid, pat) for cid in reg.claims):
+            raise typer.BadParameter(f"no claim matches {pat!r} (try `verify list`)", param_hint="--id")
+    questions = sorted({s.question for s in reg.claims.values()})
+    if question and question not in questions:
+        raise typer.BadParameter(f"unknown question {question!r}; known: {', '.join(questions)}",
+                                 param_hint="--question")
+
+
+@app.command()
+def run(
+    ids: Annotated[list[str], typer.Option("--id", help="claim id or glob (repeatable)")] = [],  # noqa: B006
+    question: Annotated[str | None, typer.Option(help="only this question's claims")] = None,
+    device: DeviceOpt = "any",
+    force: Annotated[bool, typer.Option(help="run even when cached evidence matches")] = False,
+    jobs: Annotated[int, typer.Option(help="parallel workers for ordinary claims (0: automatic)")] = 0,
+) -> None:
+    """Run claims (cached ones are reused) and print a verdict for each."""
+    from verify import engine, errors  # noqa: PLC0415
+
+    root = project_root()
+    _check_filters(root, ids, question)
+
+    def progress(cid: str, record: dict) -> None:
+        colour = "green" if record["outcome"] == "pass" else "red"
+        console.print(f"[{colour}]{record['outcome']:>7}[/] {cid}  {record['duration_s'] or 0:.2f}s")
+
+    out = engine.verify(root, select=_selector(ids, question, device), jobs=jobs or None, force=force,
+                        progress=progress)
+    counts: dict[str, int] = {}
+    for record in out.local.values():
+        counts[record["outcome"]] = counts.get(record["outcome"], 0) + 1
+    console.print(f"{len(out.local)} claim(s), {len(out.ran)} run now, {len(out.local) - len(out.ran)} from "
+                  f"cache or skipped, in {out.seconds:.1f}s: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+    if out.failures:
+        console.print(errors.summary(out.failures), style="red", markup=False, highlight=False)
+        raise typer.Exit(1)
+
+
+@app.command("list")
+def list_claims(question: Annotated[str | None, typer.Option(help="only this question's claims")] = None) -> None:
+    """List every claim with its question, kind and needs (reads sources only, no torch)."""
+    from verify import registry  # noqa: PLC0415
+
+    reg = registry.load(project_root())
+    table = Table("id", "question", "kind", "needs", "snippet")
+    for spec in sorted(reg.claims.values(), key=lambda s: s.id):
+        if question and spec.question != question:
+            continue
+        table.add_row(spec.id, spec.question, spec.kind, ",".join(spec.needs) or "any", f"{spec.snippet}:{spec.line}")
+    console.print(table)
+    for problem in reg.problems:
+        console.print(problem.line(), style="red", markup=False)
+    if reg.problems:
+        raise typer.Exit(1)
+
+
+@app.command()
+def status(question: Annotated[str | None, typer.Option(help="only this question's claims")] = None) -> None:
+    """Show what each claim's evidence says now, without running anything."""
+    from verify import evidence, session  # noqa: PLC0415
+
+    root = project_root()
+    _check_filters(root, [], question)
+    sess = session.Session(root, run=False)
+    table = Table("id", "status here", "elsewhere", "observed / reason")
+    for spec in sorted(sess.outcome.registry.claims.values(), key=lambda s: s.id):
+        if question and spec.question != question:
+            continue
+        record = sess.outcome.local.get(spec.id)
+        here = sess.outcome.status(spec.id)
+        others = ", ".join(f"{dev}: {st}" for dev, st in sess.remote_statuses(spec.id).items()) or "-"
+        detail = record["message"] if record else "not run yet (verify run)"
+        colour = {evidence.VERIFIED_HERE: "green", evidence.FAILED: "red"}.get(here, "yellow")
+        table.add_row(spec.id, f"[{colour}]{here}[/]", others, detail[:80])
+    console.print(table)
+
+
+@app.command()
+def clear(ids: Annotated[list[str], typer.Option("--id", help="only these claims (globs)")] = []) -> None:  # noqa: B006
+    """Delete cached evidence, so the next run executes the claims again."""
+    from verify import cache, engine, registry  # noqa: PLC0415
+
+    root = project_root()
+    targets = None
+    if ids:
+        _check_filters(root, ids, None)
+        targets = [c for c in registry.load(root).claims if any(fnmatch.fnmatchcase(c, p) for p in ids)]
+    removed = cache.clear(engine.cache_dir(root), targets)
+    console.print(f"removed {removed} cached evidence file(s)")
+
+
+@app.command()
+def record(
+    device: DeviceOpt = "any",
+    jobs: Annotated[int, typer.Option(help="parallel workers for ordinary claims (0: automatic)")] = 0,
+) -> None:
+    """Run claims here and write them to evidence/<device>.json, to commit for other builds."""
+    from verify import engine, recorded  # noqa: PLC0415
+
+    root = project_root()
+    out = engine.verify(root, select=_selector([], None, device), jobs=jobs or None, force=True)
+    path = recorded.write(root, out.probe["device_key"], out.local, {k: out.probe.get(k) for k in (
+        "device_name", "torch", "torch_build", "cuda_runtime", "gpu_capability", "cpu_model", "cpu_count",
+        "python", "os")})
+    passed = sum(r["outcome"] == "pass" for r in out.local.values())
+    console.print(f"wrote {path.relative_to(root)}: {passed}/{len(out.local)} claims pass on "
+                  f"{out.probe['device_name']}")
+    if out.failures:
+        console.print("\n".join(f.line() for f in out.failures), style="red", markup=False)
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+"""Verify claims: take what the cache holds, run the rest, judge, and collect every failure.
+
+This is the one entry point that the site, the CLI and pytest share, so all three see the same
+evidence for the same snippet hash.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from verify import evidence, recorded, registry, runner
+from verify.cache import EvidenceCache
+from verify.errors import Failure
+from verify.probe import git_commit, now, probe
+from verify.registry import ClaimSpec, Registry
+
+log = logging.getLogger("mkdocs.verify")
+
+
+@dataclass
+class Outcome:
+    registry: Registry
+    probe: dict[str, Any]
+    local: dict[str, dict[str, Any]]
+    remote: dict[str, dict[str, dict[str, Any]]]
+    failures: list[Failure] = field(default_factory=list)
+    ran: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def status(self, claim_id: str) -> str:
+        return evidence.status_of(self.local.get(claim_id), self.registry.files[self.registry.claims[claim_id].snippet],
+                                  local=True)
+
+
+def cache_dir(root: Path) -> Path:
+    return Path(os.environ.get("VERIFY_CACHE_DIR", root / ".cache"))
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    out = []
+    for part in text.split("+")[0].split(".")[:3]:
+        digits = "".join(c for c in part if c.isdigit())
+        out.append(int(digits or 0))
+    return tuple(out)
+
+
+def unmet_need(spec: ClaimSpec, info: dict[str, Any]) -> str | None:
+    """Why this claim cannot run on this machine, or ``None`` when it can."""
+    for need in spec.needs:
+        if need == "cuda" and info["device"] != "cuda":
+            return "needs CUDA; no GPU on this machine"
+        if need in ("g++", "nvcc") and not info["compilers"].get(need):
+            return f"needs {need}, which is not on PATH"
+        if need == "multicore" and info["cpu_count"] < 2:
+            return "needs at least two CPU cores"
+    if spec.min_torch and _version_tuple(info["torch"]) < _version_tuple(spec.min_torch):
+        return f"needs torch >= {spec.min_torch}; this is {info['torch']}"
+    return None
+
+
+def provenance(info: dict[str, Any], commit: str) -> dict[str, Any]:
+    prov = {k: info.get(k) for k in evidence.PROVENANCE_KEYS}
+    prov.update(git_commit=commit, date=now())
+    return prov
+
+
+def verify(
+    root: Path,
+    *,
+    select: Callable[[ClaimSpec], bool] | None = None,
+    jobs: int | None = None,
+    force: bool = False,
+    run: bool = True,
+    progress: Callable[[str, dict[str, Any]], None] | None = None,
+) -> Outcome:
+    """Evidence for every selected claim; failures collected, never raised one by one."""
+    start = time.monotonic()
+    reg = registry.load(root)
+    cdir = cache_dir(root)
+    info = probe(cdir)
+    cache = EvidenceCache(cdir, info)
+    commit = git_commit(root)
+    local: dict[str, dict[str, Any]] = {}
+    to_run: dict[str, list[ClaimSpec]] = {}
+    for spec in reg.claims.values():
+        if select and not select(spec):
+            continue
+        shash = reg.files[spec.snippet]
+        reason = unmet_need(spec, info)
+        if reason:
+            local[spec.id] = evidence.make(spec, shash, "skipped", reason, provenance(info, commit))
+            continue
+        cached = None if force else cache.get(spec.id, shash)
+        if cached is not None:
+            local[spec.id] = cached
+        elif run:
+            to_run.setdefault(spec.snippet, []).append(spec)
+
+    def done(snippet: str, raws: dict[str, runner.Raw]) -> None:
+        prov = provenance(info, commit)
+        for spec in to_run[snippet]:
+            raw = raws[spec.id]
+            if "outcome" in raw:  # decided by the runner: timeout or crash
+                outcome, message = raw["outcome"], raw["message"]
+            else:
+                outcome, message = evidence.judge(spec, raw)
+            prov_one = dict(prov, threads=raw.get("threads", prov.get("threads")))
+            record = evidence.make(spec, reg.files[snippet], outcome, message, prov_one, raw)
+            local[spec.id] = record
+            cache.put(record)
+            if progress:
+                progress(spec.id, record)
+
+    if to_run:
+        count = sum(len(v) for v in to_run.values())
+        log.info("verify: running %d claim(s) from %d snippet file(s) on %s", count, len(to_run), info["device_name"])
+
+        def make_env(threads: int | None) -> runner.WorkerEnv:
+            return runner.WorkerEnv(root=root, cache_dir=cdir, device=info["device"], threads=threads)
+
+        jobs = jobs or int(os.environ.get("VERIFY_JOBS", 0)) or max(1, min(4, os.cpu_count() or 1))
+        runner.run_many(to_run, make_env, jobs=jobs, on_done=done)
+    failures = list(reg.problems)
+    for cid, record in sorted(local.items()):
+        if record["outcome"] in evidence.BAD:
+            failures.append(Failure(cid, record["snippet"], f"{record['outcome']}: {record['message']}",
+                                    snippet=record["snippet"]))
+    remote = recorded.load_all(root, exclude=info["device_key"])
+    ran = [s.id for specs in to_run.values() for s in specs]
+    return Outcome(reg, info, local, remote, failures, ran, time.monotonic() - start)

@@ -1,0 +1,207 @@
+"""Find every claim in ``snippets/`` by reading the source, never by importing it.
+
+Reading with ``ast`` keeps listing claims, checking pages and building the quiz free of torch,
+and lets the registry hash exactly the files a snippet depends on.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from verify.claim import KINDS, NEEDS
+from verify.errors import ClaimError, Failure
+
+_FIELDS = {"question", "statement", "expect", "raises", "kind", "needs", "min_torch", "timeout"}
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    """A claim as declared in a snippet file."""
+
+    id: str
+    question: str
+    statement: str
+    kind: str
+    snippet: str  # path relative to the project root, with forward slashes
+    line: int
+    expect: dict[str, Any] = field(default_factory=dict)
+    raises: tuple[str, str] | None = None
+    needs: tuple[str, ...] = ()
+    min_torch: str | None = None
+    timeout: float | None = None
+
+    def expected_summary(self) -> dict[str, Any]:
+        if self.raises:
+            return {"raises": list(self.raises)}
+        return dict(self.expect)
+
+
+@dataclass
+class Registry:
+    root: Path
+    claims: dict[str, ClaimSpec]
+    files: dict[str, str]  # snippet path -> snippet hash
+    problems: list[Failure]
+
+    def by_file(self) -> dict[str, list[ClaimSpec]]:
+        out: dict[str, list[ClaimSpec]] = {}
+        for spec in self.claims.values():
+            out.setdefault(spec.snippet, []).append(spec)
+        for specs in out.values():
+            specs.sort(key=lambda s: s.line)
+        return out
+
+
+def _decorator_call(node: ast.expr) -> ast.Call | None:
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    return node if name == "claim" else None
+
+
+def _parse_claim(call: ast.Call, rel: str) -> ClaimSpec:
+    where = f"{rel}:{call.lineno}"
+    if len(call.args) != 1:
+        raise ClaimError(f"{where}: @claim takes exactly one positional argument, the claim id")
+    try:
+        claim_id = ast.literal_eval(call.args[0])
+        kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords if kw.arg}
+    except ValueError as exc:
+        raise ClaimError(f"{where}: every @claim argument must be a literal ({exc})") from None
+    if not isinstance(claim_id, str) or "." not in claim_id or " " in claim_id:
+        raise ClaimError(f"{where}: claim id {claim_id!r} must look like 'topic.what' without spaces")
+    unknown = set(kwargs) - _FIELDS
+    if unknown:
+        raise ClaimError(f"{where}: claim {claim_id}: unknown field(s) {sorted(unknown)}")
+    for required in ("question", "statement"):
+        if not isinstance(kwargs.get(required), str) or not kwargs[required].strip():
+            raise ClaimError(f"{where}: claim {claim_id}: field '{required}' is required (a non-empty string)")
+    raises = kwargs.get("raises")
+    if raises is not None and (len(raises) != 2 or not all(isinstance(x, str) for x in raises)):
+        raise ClaimError(f"{where}: claim {claim_id}: field 'raises' must be (type name, message fragment)")
+    kind = kwargs.get("kind") or ("error" if raises else "fact")
+    if kind not in KINDS:
+        raise ClaimError(f"{where}: claim {claim_id}: kind {kind!r} is not one of {KINDS}")
+    if kind == "error" and not raises:
+        raise ClaimError(f"{where}: claim {claim_id}: kind 'error' needs raises=(type, fragment)")
+    expect = kwargs.get("expect") or {}
+    if not isinstance(expect, dict):
+        raise ClaimError(f"{where}: claim {claim_id}: field 'expect' must be a dict")
+    if kind != "error" and not expect:
+        raise ClaimError(f"{where}: claim {claim_id}: a {kind} claim needs expect={{...}}")
+    needs = tuple(kwargs.get("needs") or ())
+    bad = [n for n in needs if n not in NEEDS]
+    if bad:
+        raise ClaimError(f"{where}: claim {claim_id}: unknown need(s) {bad}; known: {NEEDS}")
+    return ClaimSpec(
+        id=claim_id,
+        question=kwargs["question"],
+        statement=kwargs["statement"].strip(),
+        kind=kind,
+        snippet=rel,
+        line=call.lineno,
+        expect=expect,
+        raises=tuple(raises) if raises else None,
+        needs=needs,
+        min_torch=kwargs.get("min_torch"),
+        timeout=kwargs.get("timeout"),
+    )
+
+
+def _local_imports(tree: ast.Module, root: Path) -> list[Path]:
+    """Project files (under verify/ or snippets/) that a module imports."""
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+            names += [f"{node.module}.{a.name}" for a in node.names]
+    found: list[Path] = []
+    for name in names:
+        if not name.startswith(("verify", "snippets")):
+            continue
+        base = root.joinpath(*name.split("."))
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            if candidate.is_file():
+                found.append(candidate)
+    return found
+
+
+def _referenced_files(tree: ast.Module, here: Path) -> list[Path]:
+    """Files beside the snippet that it names in a string literal (C++ sources, data)."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and 0 < len(node.value) < 200:
+            if "\n" in node.value or "/" in node.value or not node.value.strip():
+                continue
+            candidate = here / node.value
+            if candidate.is_file() and candidate.suffix != ".py":
+                out.append(candidate)
+    return out
+
+
+def snippet_hash(path: Path, root: Path) -> str:
+    """Hash of a snippet, the project modules it imports (transitively) and the files it names."""
+    seen: dict[Path, bytes] = {}
+    todo = [path]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        data = current.read_bytes()
+        seen[current] = data
+        if current.suffix == ".py":
+            tree = ast.parse(data, filename=str(current))
+            todo += _local_imports(tree, root)
+            if current == path:
+                todo += _referenced_files(tree, current.parent)
+    digest = hashlib.sha256()
+    for file in sorted(seen, key=lambda p: p.relative_to(root).as_posix()):
+        digest.update(file.relative_to(root).as_posix().encode() + b"\0" + seen[file] + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def load(root: Path, snippets_dir: str = "snippets") -> Registry:
+    """Scan ``root/snippets`` and return every claim, collecting problems instead of stopping."""
+    claims: dict[str, ClaimSpec] = {}
+    files: dict[str, str] = {}
+    problems: list[Failure] = []
+    base = root / snippets_dir
+    for path in sorted(base.rglob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        rel = path.relative_to(root).as_posix()
+        try:
+            tree = ast.parse(path.read_bytes(), filename=rel)
+        except SyntaxError as exc:
+            problems.append(Failure("-", rel, f"syntax error at line {exc.lineno}: {exc.msg}", snippet=rel))
+            continue
+        found = False
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for deco in node.decorator_list:
+                call = _decorator_call(deco)
+                if call is None:
+                    continue
+                found = True
+                try:
+                    spec = _parse_claim(call, rel)
+                except ClaimError as exc:
+                    problems.append(Failure("-", rel, str(exc), snippet=rel))
+                    continue
+                if spec.id in claims:
+                    other = claims[spec.id]
+                    problems.append(Failure(spec.id, rel, f"duplicate claim id: declared at {other.snippet}:{other.line} "
+                                            f"and {rel}:{spec.line}", snippet=rel))
+                    continue
+                claims[spec.id] = spec
+        if found:
+            files[rel] = snippet_hash(path, root)
+    return Registry(root=root, claims=claims, files=files, problems=problems)
