@@ -1,0 +1,138 @@
+"""Terminal quiz progress: FSRS cards in SQLite under the user's data directory.
+
+Card ids are derived from question ids, so editing a page or reordering the bank keeps each
+card's history. A database that SQLite cannot read is moved aside (never deleted) and a fresh
+one is started, with a message saying where the old file went.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import fsrs
+
+APP = "verified-infra-interview"
+RATINGS = {1: "重来 Again", 2: "困难 Hard", 3: "良好 Good", 4: "简单 Easy"}
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS cards (
+    question_id TEXT PRIMARY KEY,
+    card_id INTEGER NOT NULL,
+    card_json TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS reviews (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    question_id TEXT NOT NULL,
+    rating INTEGER NOT NULL,
+    coverage REAL,
+    seconds REAL,
+    reviewed_at TEXT NOT NULL
+);
+"""
+
+
+def data_dir() -> Path:
+    """$XDG_DATA_HOME/verified-infra-interview, else ~/.local/share/verified-infra-interview."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / APP
+
+
+def default_db() -> Path:
+    return data_dir() / "quiz.sqlite3"
+
+
+def card_id(question_id: str) -> int:
+    """A stable positive 63-bit id from the question id."""
+    return int.from_bytes(hashlib.sha256(question_id.encode()).digest()[:8], "big") >> 1
+
+
+@dataclass
+class Opened:
+    store: Progress
+    moved_aside: Path | None  # where a corrupted database went
+
+
+class Progress:
+    """FSRS cards and review history for the terminal quiz."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path):
+        self.conn = conn
+        self.path = path
+        self.scheduler = fsrs.Scheduler(enable_fuzzing=False)
+
+    @classmethod
+    def open(cls, path: Path | None = None) -> Opened:
+        path = Path(path) if path else default_db()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        moved = None
+        try:
+            conn = cls._connect(path)
+        except (sqlite3.DatabaseError, ValueError, KeyError):
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            moved = path.with_name(f"{path.name}.corrupt-{stamp}")
+            n = 1
+            while moved.exists():
+                moved = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+                n += 1
+            path.rename(moved)
+            conn = cls._connect(path)
+        return Opened(cls(conn, path), moved)
+
+    @staticmethod
+    def _connect(path: Path) -> sqlite3.Connection:
+        conn = sqlite3.connect(path)
+        try:
+            ok = conn.execute("PRAGMA integrity_check").fetchone()
+            if not ok or ok[0] != "ok":
+                raise sqlite3.DatabaseError(f"integrity check: {ok}")
+            conn.executescript(_SCHEMA)
+            # every stored card must parse: a hand-edited or truncated row counts as corruption
+            for (text,) in conn.execute("SELECT card_json FROM cards"):
+                fsrs.Card.from_json(text)
+            conn.commit()
+        except Exception:
+            conn.close()
+            raise
+        return conn
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def card(self, question_id: str) -> fsrs.Card | None:
+        row = self.conn.execute("SELECT card_json FROM cards WHERE question_id = ?", (question_id,)).fetchone()
+        return fsrs.Card.from_json(row[0]) if row else None
+
+    def review(self, question_id: str, rating: int, *, coverage: float | None = None,
+               seconds: float | None = None, now: datetime | None = None) -> fsrs.Card:
+        """Record a self-rating (1 Again .. 4 Easy) and return the rescheduled card."""
+        now = now or datetime.now(timezone.utc)
+        card = self.card(question_id) or fsrs.Card(card_id=card_id(question_id), due=now)
+        card, _log = self.scheduler.review_card(card, fsrs.Rating(rating), review_datetime=now)
+        with self.conn:
+            self.conn.execute("INSERT OR REPLACE INTO cards VALUES (?, ?, ?)",
+                              (question_id, card.card_id, card.to_json()))
+            self.conn.execute("INSERT INTO reviews (question_id, rating, coverage, seconds, reviewed_at) "
+                              "VALUES (?, ?, ?, ?, ?)", (question_id, rating, coverage, seconds, now.isoformat()))
+        return card
+
+    def due(self, question_ids: list[str], now: datetime | None = None) -> list[str]:
+        """Reviewed questions whose card is due now, most overdue first (new ones are not due)."""
+        now = now or datetime.now(timezone.utc)
+        out = []
+        for qid in question_ids:
+            card = self.card(qid)
+            if card is not None and card.due <= now:
+                out.append((card.due, qid))
+        return [qid for _, qid in sorted(out)]
+
+    def weakest(self, limit: int = 5) -> list[tuple[str, float, int]]:
+        """(question id, mean coverage, reviews) with the lowest mean coverage."""
+        rows = self.conn.execute(
+            "SELECT question_id, AVG(coverage), COUNT(*) FROM reviews WHERE coverage IS NOT NULL "
+            "GROUP BY question_id ORDER BY AVG(coverage) ASC LIMIT ?", (limit,)).fetchall()
+        return [(q, float(c), int(n)) for q, c, n in rows]
