@@ -1,0 +1,96 @@
+"""The Python route into the same dispatcher: torch.library.custom_op and torch.library.Library."""
+
+from __future__ import annotations
+
+import torch
+
+from verify.claim import claim
+
+
+def registered_keys(op: str) -> list[str]:
+    keys = []
+    for line in torch._C._dispatch_dump(op).splitlines():
+        key, sep, _ = line.partition(": registered at")
+        if sep and "::" not in key and key.strip() != "debug":
+            keys.append(key.strip())
+    return keys
+
+
+def _triple(name: str):
+    @torch.library.custom_op(name, mutates_args=())
+    def triple(x: torch.Tensor) -> torch.Tensor:
+        return x * 3
+
+    return triple
+
+
+@claim(
+    "pylib.custom-op-same-table",
+    question="op-registration",
+    statement="Python 侧的 torch.library.custom_op 注册进的是同一个 dispatcher：定义之后 torch.ops 下就能调用，"
+    "表里登记了 CompositeExplicitAutograd（实现）、Autograd 和 Meta 三项；"
+    "不过在 register_fake 之前对 Meta tensor 调用仍然报错，注册 fake 之后才能只推形状。",
+    expect={
+        "before_define": False,
+        "registered": {"contains": "CompositeExplicitAutograd"},
+        "result": [3.0, 3.0],
+        "meta_before_fake": {"contains": "no fake impl"},
+        "meta_after_fake": [2],
+    },
+)
+def _(ctx):
+    before = hasattr(torch.ops.opreg_py, "triple")
+    triple = _triple("opreg_py::triple")
+    keys = registered_keys("opreg_py::triple")
+    result = torch.ops.opreg_py.triple(torch.ones(2)).tolist()
+    try:
+        torch.ops.opreg_py.triple(torch.empty(2, device="meta"))
+        meta_before = "no error"
+    except RuntimeError as exc:
+        meta_before = str(exc).split(". ")[0]
+
+    @triple.register_fake
+    def _(x):
+        return torch.empty_like(x)
+
+    meta_after = list(torch.ops.opreg_py.triple(torch.empty(2, device="meta")).shape)
+    return {"before_define": before, "registered": keys, "result": result, "meta_before_fake": meta_before,
+            "meta_after_fake": meta_after}
+
+
+@claim(
+    "pylib.custom-op-no-autograd",
+    question="op-registration",
+    statement="与 C++ 路线不同，custom_op 没有 register_autograd 时反向直接报错，而不是给警告后算出错误的梯度。",
+    raises=("RuntimeError", "no autograd formula was registered"),
+)
+def _(ctx):
+    _triple("opreg_py::triple_nograd")
+    x = torch.ones(2, requires_grad=True)
+    y = torch.ops.opreg_py.triple_nograd(x)
+    ctx.observe(forward_ok=True, output_requires_grad=y.requires_grad)
+    y.sum().backward()
+
+
+@claim(
+    "pylib.library-missing-backend",
+    question="op-registration",
+    statement="用 torch.library.Library 只为 CPU 注册 kernel 的算子，用一个表里没有 kernel 的键（稀疏 tensor 的 SparseCPU）"
+    "调用时，得到的就是那条熟悉的错误：Could not run … with arguments from the 'SparseCPU' backend，"
+    "后面列出它有 kernel 的键。",
+    raises=("NotImplementedError", "with arguments from the 'SparseCPU' backend"),
+)
+def _(ctx):
+    lib = torch.library.Library("opreg_py2", "DEF")
+    lib.define("neg(Tensor x) -> Tensor")
+    lib.impl("neg", lambda x: -x, "CPU")
+    ctx.observe(registered=registered_keys("opreg_py2::neg"), cpu_result=torch.ops.opreg_py2.neg(torch.ones(2)).tolist())
+    try:
+        torch.ops.opreg_py2.neg(torch.eye(2).to_sparse())  # keys: SparseCPU, AutogradCPU, ...
+    except NotImplementedError as exc:
+        text = str(exc)
+        ctx.observe(message=text.split(". ")[0],
+                    available_for=text[text.find("only available for these backends"):].split(".")[0])
+        raise
+    finally:
+        lib._destroy()
