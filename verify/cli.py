@@ -160,6 +160,10 @@ def record(
         console.print("\n".join(f.line() for f in out.failures), style="red", markup=False)
 
 
+from verify.bench import bench_app  # noqa: E402  (light: torch is imported only when a benchmark runs)
+app.add_typer(bench_app, name="bench")
+
+
 def main() -> None:
     try:
         app()
