@@ -48,6 +48,8 @@ def _check_filters(root: Path, ids: list[str], question: str | None) -> None:
     from verify import registry  # noqa: PLC0415
 
     reg = registry.load(root)
+    for problem in reg.problems:
+        console.print(problem.line(), style="red", markup=False, highlight=False)
     for pat in ids:
         if not any(fnmatch.fnmatchcase(cid, pat) for cid in reg.claims):
             raise typer.BadParameter(f"no claim matches {pat!r} (try `verify list`)", param_hint="--id")
@@ -158,6 +160,10 @@ def record(
                   f"{out.probe['device_name']}")
     if out.failures:
         console.print("\n".join(f.line() for f in out.failures), style="red", markup=False)
+
+
+from verify.quiz.cli import quiz_app  # noqa: E402  (light: typer and rich only; `verify quiz anki` exports Anki)
+app.add_typer(quiz_app, name="quiz")
 
 
 from verify.bench import bench_app  # noqa: E402  (light: torch is imported only when a benchmark runs)

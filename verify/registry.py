@@ -64,15 +64,46 @@ def _decorator_call(node: ast.expr) -> ast.Call | None:
     return node if name == "claim" else None
 
 
-def _parse_claim(call: ast.Call, rel: str) -> ClaimSpec:
+def _module_constants(tree: ast.Module) -> dict[str, Any]:
+    """Module-level ``NAME = <literal>`` assignments, so ``question=Q`` can be read statically."""
+    consts: dict[str, Any] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            try:
+                consts[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+    return consts
+
+
+_BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+           ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Pow: lambda a, b: a**b}
+
+
+def _literal(node: ast.expr, consts: dict[str, Any]) -> Any:
+    """A literal, a module constant, or arithmetic on them (``[[1, 2, 3]] * 4``, ``4096 * 1024``)."""
+    if isinstance(node, ast.Name) and node.id in consts:
+        return consts[node.id]
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+        return _BINOPS[type(node.op)](_literal(node.left, consts), _literal(node.right, consts))
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_literal(e, consts) for e in node.elts]
+        return items if isinstance(node, ast.List) else tuple(items)
+    if isinstance(node, ast.Dict) and None not in node.keys:
+        return {_literal(k, consts): _literal(v, consts) for k, v in zip(node.keys, node.values)}  # type: ignore[arg-type]
+    return ast.literal_eval(node)
+
+
+def _parse_claim(call: ast.Call, rel: str, consts: dict[str, Any]) -> ClaimSpec:
     where = f"{rel}:{call.lineno}"
     if len(call.args) != 1:
         raise ClaimError(f"{where}: @claim takes exactly one positional argument, the claim id")
     try:
-        claim_id = ast.literal_eval(call.args[0])
-        kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords if kw.arg}
-    except ValueError as exc:
-        raise ClaimError(f"{where}: every @claim argument must be a literal ({exc})") from None
+        claim_id = _literal(call.args[0], consts)
+        kwargs = {kw.arg: _literal(kw.value, consts) for kw in call.keywords if kw.arg}
+    except (ValueError, TypeError) as exc:
+        raise ClaimError(f"{where}: every @claim argument must be a literal or a module-level literal constant "
+                         f"({exc})") from None
     if not isinstance(claim_id, str) or "." not in claim_id or " " in claim_id:
         raise ClaimError(f"{where}: claim id {claim_id!r} must look like 'topic.what' without spaces")
     unknown = set(kwargs) - _FIELDS
@@ -141,8 +172,11 @@ def _referenced_files(tree: ast.Module, here: Path) -> list[Path]:
             if "\n" in node.value or "/" in node.value or not node.value.strip():
                 continue
             candidate = here / node.value
-            if candidate.is_file() and candidate.suffix != ".py":
-                out.append(candidate)
+            try:
+                if candidate.suffix != ".py" and candidate.is_file():
+                    out.append(candidate)
+            except OSError:  # a sentence, not a file name (too long for the file system)
+                continue
     return out
 
 
@@ -183,6 +217,7 @@ def load(root: Path, snippets_dir: str = "snippets") -> Registry:
             problems.append(Failure("-", rel, f"syntax error at line {exc.lineno}: {exc.msg}", snippet=rel))
             continue
         found = False
+        consts = _module_constants(tree)
         for node in ast.walk(tree):
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
@@ -192,7 +227,7 @@ def load(root: Path, snippets_dir: str = "snippets") -> Registry:
                     continue
                 found = True
                 try:
-                    spec = _parse_claim(call, rel)
+                    spec = _parse_claim(call, rel, consts)
                 except ClaimError as exc:
                     problems.append(Failure("-", rel, str(exc), snippet=rel))
                     continue

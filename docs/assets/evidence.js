@@ -1,0 +1,33 @@
+// Filter the evidence ledger table by text, question and status. Runs on every page load,
+// including Material's instant navigation (document$), and does nothing where there is no ledger.
+(function () {
+  function setup() {
+    document.querySelectorAll(".vf-ledger").forEach(function (ledger) {
+      if (ledger.dataset.ready) return;
+      ledger.dataset.ready = "1";
+      var text = ledger.querySelector(".vf-filter-text");
+      var question = ledger.querySelector(".vf-filter-question");
+      var status = ledger.querySelector(".vf-filter-status");
+      var count = ledger.querySelector(".vf-filter-count");
+      var rows = Array.prototype.slice.call(ledger.querySelectorAll("tbody tr"));
+      function apply() {
+        var needle = text.value.trim().toLowerCase();
+        var shown = 0;
+        rows.forEach(function (row) {
+          var ok = (!needle || row.textContent.toLowerCase().indexOf(needle) >= 0) &&
+            (!question.value || row.dataset.question === question.value) &&
+            (!status.value || row.dataset.status === status.value ||
+              (row.dataset.elsewhere || "").split(" ").indexOf(status.value) >= 0);
+          row.hidden = !ok;
+          if (ok) shown += 1;
+        });
+        count.textContent = shown + " / " + rows.length + " 条";
+      }
+      [text, question, status].forEach(function (el) { el.addEventListener("input", apply); });
+      apply();
+    });
+  }
+  if (typeof document$ !== "undefined") { document$.subscribe(setup); } else {
+    document.addEventListener("DOMContentLoaded", setup);
+  }
+})();

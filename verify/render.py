@@ -1,0 +1,206 @@
+"""HTML for the ``claim``, ``evidence`` and ``ledger`` fences (pymdownx.superfences custom fences).
+
+Rendering lives in the Markdown layer, not in MkDocs plugin events, so the same ``mkdocs.yml``
+builds with MkDocs and with Zensical. Every fence asks :func:`verify.session.get` for evidence;
+nothing here runs a claim itself.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from verify import evidence, session
+from verify.matchers import describe, normalise
+
+LABELS = {
+    evidence.VERIFIED_HERE: ("ok", "已验证"),
+    evidence.VERIFIED_ELSEWHERE: ("ok", "已验证"),
+    evidence.STALE: ("stale", "记录已过期"),
+    evidence.NEEDS_CUDA: ("cuda", "需要 CUDA，本机未运行"),
+    evidence.NOT_RUN: ("none", "未运行"),
+    evidence.FAILED: ("fail", "失败"),
+}
+
+
+def _short_date(iso: str | None) -> str:
+    return (iso or "")[:10]
+
+
+def fmt_seconds(s: float) -> str:
+    if s >= 1:
+        return f"{s:.2f} s"
+    if s >= 1e-3:
+        return f"{s * 1e3:.2f} ms"
+    return f"{s * 1e6:.1f} µs"
+
+
+def fmt_value(value: Any) -> str:
+    """Readable text for an observed value; timing dicts show median, spread and rounds."""
+    if isinstance(value, dict) and "median_s" in value:
+        return (f"中位数 {fmt_seconds(value['median_s'])}（IQR/中位数 {value.get('spread', 0) * 100:.0f}%，"
+                f"n={value.get('n')}）")
+    if isinstance(value, dict) and value and all(isinstance(v, dict) and "median_s" in v for v in value.values()):
+        return "；".join(f"{k}: {fmt_value(v)}" for k, v in value.items())
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    text = repr(normalise(value)) if not isinstance(value, str) else value
+    return text if len(text) <= 400 else text[:400] + " …"
+
+
+@lru_cache(maxsize=256)
+def _function_source(path: str, line: int, mtime: float) -> str:
+    """The decorated function that starts at ``line`` (decorator included)."""
+    text = Path(path).read_text(encoding="utf-8")
+    tree = ast.parse(text)
+    lines = text.splitlines()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.decorator_list:
+            first = min(d.lineno for d in node.decorator_list)
+            if first <= line <= node.lineno:
+                return "\n".join(lines[first - 1 : node.end_lineno])
+    return ""
+
+
+def _highlight(code: str) -> str:
+    from pygments import highlight  # noqa: PLC0415
+    from pygments.formatters import HtmlFormatter  # noqa: PLC0415
+    from pygments.lexers import PythonLexer  # noqa: PLC0415
+
+    body = highlight(code, PythonLexer(), HtmlFormatter(nowrap=True))
+    return f'<div class="highlight"><pre><code>{body}</code></pre></div>'
+
+
+def _badge(status: str, where: str) -> str:
+    css, label = LABELS[status]
+    return f'<span class="vf-badge vf-{css}" data-status="{status}">{escape(label)}{escape(where)}</span>'
+
+
+def _where(record: dict[str, Any] | None) -> str:
+    if not record:
+        return ""
+    prov = record.get("provenance", {})
+    parts = [prov.get("device_name"), f"torch {prov.get('torch')}" if prov.get("torch") else None,
+             _short_date(prov.get("date"))]
+    return " · " + " · ".join(p for p in parts if p)
+
+
+def _values_table(spec_expected: dict[str, Any], record: dict[str, Any] | None) -> str:
+    observed = (record or {}).get("observed") or {}
+    keys = list(spec_expected) + [k for k in observed if k not in spec_expected]
+    if not keys:
+        return ""
+    rows = []
+    for key in keys:
+        exp = spec_expected.get(key)
+        exp_text = "—" if key not in spec_expected else (
+            f"抛出 {exp[0]}，消息含 “{exp[1]}”" if key == "raises" else describe(exp))
+        obs_text = fmt_value(observed[key]) if key in observed else "—"
+        rows.append(f"<tr><td><code>{escape(key)}</code></td><td>{escape(exp_text)}</td>"
+                    f"<td>{escape(obs_text)}</td></tr>")
+    return ('<table class="vf-values"><thead><tr><th>观测项</th><th>期望</th><th>实际观测</th></tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def _provenance(record: dict[str, Any] | None) -> str:
+    if not record:
+        return ""
+    prov = record.get("provenance", {})
+    fields = [("设备", prov.get("device_name")), ("torch", f"{prov.get('torch')} ({prov.get('torch_build')})"),
+              ("Python", prov.get("python")), ("系统", prov.get("os")), ("线程", prov.get("threads")),
+              ("提交", prov.get("git_commit")), ("时间", prov.get("date")),
+              ("代码哈希", record.get("snippet_hash")), ("耗时", fmt_seconds(record["duration_s"])
+                                                        if record.get("duration_s") else None)]
+    items = "".join(f"<span><b>{escape(k)}</b> {escape(str(v))}</span>" for k, v in fields if v not in (None, ""))
+    return f'<p class="vf-prov">{items}</p>'
+
+
+def _claim_html(cid: str, sess: session.Session, full: bool = False) -> str:
+    reg = sess.outcome.registry
+    spec = reg.claims.get(cid)
+    if spec is None:
+        return (f'<div class="vf-claim vf-missing"><span class="vf-badge vf-fail">未知论断</span> '
+                f"<code>{escape(cid)}</code>：没有任何 snippet 声明这个 id。</div>")
+    record = sess.outcome.local.get(cid)
+    status = sess.outcome.status(cid)
+    badges = [_badge(status, _where(record) if status in (evidence.VERIFIED_HERE, evidence.FAILED) else "")]
+    for dev, st in sess.remote_statuses(cid).items():
+        other = sess.outcome.remote[dev][cid]
+        badges.append(_badge(st, _where(other)))
+    message = ""
+    if record and record["outcome"] not in ("pass",):
+        message = f'<p class="vf-msg">{escape(record["message"])}</p>'
+    source_path = reg.root / spec.snippet
+    code = _function_source(str(source_path), spec.line, source_path.stat().st_mtime)
+    output = (record or {}).get("output", "").strip()
+    remote_tables = []
+    for dev in sess.remote_statuses(cid):
+        other = sess.outcome.remote[dev][cid]
+        remote_tables.append(f"<p><b>{escape(other.get('provenance', {}).get('device_name') or dev)}</b></p>"
+                             + _values_table(spec.expected_summary(), other) + _provenance(other))
+    details = "".join([
+        message,
+        _values_table(spec.expected_summary(), record),
+        _provenance(record),
+        *remote_tables,
+        f'<p class="vf-src">代码：<code>{escape(spec.snippet)}:{spec.line}</code></p>',
+        _highlight(code) if code else "",
+        f'<p>运行输出：</p><pre class="vf-out">{escape(output)}</pre>' if output else "",
+    ])
+    open_attr = " open" if full or status == evidence.FAILED else ""
+    return (f'<div class="vf-claim" id="claim-{escape(cid)}" data-claim="{escape(cid)}">'
+            f'<details{open_attr}><summary>{"".join(badges)} <code class="vf-id">{escape(cid)}</code> '
+            f'<span class="vf-stmt">{escape(spec.statement)}</span></summary>{details}</details></div>')
+
+
+def claim_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
+    """```claim fence: one claim's badge, observed values, provenance and code."""
+    return _claim_html(source.strip(), session.get())
+
+
+def evidence_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
+    """```evidence fence: every claim of a question, in full, with a count by status."""
+    sess = session.get()
+    qid = source.strip()
+    claims = [c for c, s in sorted(sess.outcome.registry.claims.items()) if s.question == qid]
+    counts: dict[str, int] = {}
+    for cid in claims:
+        st = sess.outcome.status(cid)
+        counts[st] = counts.get(st, 0) + 1
+    summary = "，".join(f"{LABELS[k][1]} {v} 条" for k, v in sorted(counts.items()))
+    head = f'<p class="vf-count">本题共 {len(claims)} 条论断（本机）：{escape(summary)}。</p>'
+    return '<div class="vf-evidence">' + head + "".join(_claim_html(c, sess) for c in claims) + "</div>"
+
+
+def ledger_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
+    """```ledger fence: every claim as a filterable table (the site also ships evidence.json)."""
+    rows = session.get().ledger()
+    body = []
+    for r in rows:
+        elsewhere = "; ".join(f"{e['device']}: {LABELS[e['status']][1]}" for e in r["elsewhere"]) or "—"
+        link = f"../{r['page'][:-3]}/#claim-{r['id']}" if r["page"] else "#"
+        observed = fmt_value(r["observed"]) if r["observed"] else (r["message"] or "")
+        body.append(
+            f'<tr data-status="{r["status"]}" data-question="{escape(r["question"])}" '
+            f'data-elsewhere="{" ".join(e["status"] for e in r["elsewhere"])}">'
+            f'<td><a href="{escape(link)}"><code>{escape(r["id"])}</code></a></td>'
+            f"<td>{escape(r['question'])}</td><td>{escape(r['statement'])}</td>"
+            f"<td>{_badge(r['status'], '')}</td><td>{escape(r['device'] or '—')}</td>"
+            f"<td>{escape(r['torch'] or '—')}</td><td>{escape(elsewhere)}</td>"
+            f"<td><code>{escape(r['snippet_hash'])}</code></td><td>{escape(_short_date(r['date']))}</td>"
+            f'<td class="vf-obs">{escape(observed[:200])}</td></tr>')
+    questions = sorted({r["question"] for r in rows})
+    q_opts = "".join(f'<option value="{escape(q)}">{escape(q)}</option>' for q in questions)
+    s_opts = "".join(f'<option value="{k}">{escape(v[1])}</option>' for k, v in LABELS.items())
+    return (
+        '<div class="vf-ledger"><div class="vf-filters">'
+        '<input type="search" class="vf-filter-text" placeholder="按 id、题目或内容筛选" aria-label="筛选">'
+        f'<select class="vf-filter-question" aria-label="题目"><option value="">全部题目</option>{q_opts}</select>'
+        f'<select class="vf-filter-status" aria-label="状态"><option value="">全部状态</option>{s_opts}</select>'
+        '<span class="vf-filter-count"></span></div>'
+        '<table class="vf-ledger-table"><thead><tr><th>id</th><th>题目</th><th>论断</th><th>本机状态</th>'
+        "<th>设备</th><th>torch</th><th>其他机器</th><th>代码哈希</th><th>日期</th><th>观测</th></tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table></div>")
