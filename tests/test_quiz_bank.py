@@ -1,0 +1,119 @@
+"""The question bank: built from pages, validated with errors naming file and field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from verify.quiz.bank import BankError, build_bank, write_quiz_json
+from verify.quiz.samples import page, write_sample_docs
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_bank_from_sample_pages(tmp_path):
+    ids = write_sample_docs(tmp_path / "docs")
+    bank = build_bank(tmp_path / "docs")
+    assert [q["id"] for q in bank["questions"]] == ids
+    q = {q["id"]: q for q in bank["questions"]}["expand-demo"]
+    assert q["question"] == "expand 和 repeat 的区别"
+    assert q["ordinary_answer"] == "expand 不拷贝，repeat 拷贝。"
+    assert "stride 设为 0" in q["better_answer"]
+    assert "```claim" not in q["better_answer"] and q["claims"] == ["expand-demo.demo"]
+    assert "<strong>stride 设为 0</strong>" in q["better_answer_html"]
+    assert 'class="admonition warning"' in q["better_answer_html"]
+    assert q["key_points"][0]["synonyms"]["不拷贝"] == ["零拷贝", "共享内存"]
+    assert q["follow_ups"][0]["q"].startswith("对 expand")
+    assert q["difficulty"] == 2 and q["tags"] == ["tensor", "memory"]
+    assert q["url"] == "questions/expand-demo/"
+    assert q["evidence_url"].startswith("questions/expand-demo/#")
+    assert q["file"] == "docs/questions/expand-demo.md"
+    assert "memory" in bank["tags"]
+
+
+def test_write_quiz_json(tmp_path):
+    write_sample_docs(tmp_path / "docs")
+    out = write_quiz_json(tmp_path / "docs", tmp_path / "site")
+    assert out == tmp_path / "site" / "quiz.json"
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert len(data["questions"]) == 3 and data["version"] == 1
+
+
+def _one(tmp_path, text: str, name: str = "bad-page") -> str:
+    qdir = tmp_path / "docs" / "questions"
+    qdir.mkdir(parents=True, exist_ok=True)
+    (qdir / f"{name}.md").write_text(text, encoding="utf-8")
+    with pytest.raises(BankError) as info:
+        build_bank(tmp_path / "docs")
+    return str(info.value)
+
+
+def _good(**kw) -> str:
+    args = dict(qid="bad-page", title="标题", difficulty=2, tags="a, b",
+                key_points="  - point: 一点\n    keywords: [x]\n    synonyms: {x: [y]}", fu_q="追问？", fu_a="答。")
+    args.update(kw)
+    return page(**args)
+
+
+@pytest.mark.parametrize("mutate, field", [
+    (lambda t: t.replace("difficulty: 2", "difficulty: 9"), "difficulty"),
+    (lambda t: t.replace("difficulty: 2", "difficulty: true"), "difficulty"),
+    (lambda t: t.replace("title: 标题\n", ""), "title"),
+    (lambda t: t.replace("id: bad-page", "id: other-page"), "id"),
+    (lambda t: t.replace("tags: [a, b]", "tags: []"), "tags"),
+    (lambda t: t.replace("keywords: [x]", "keywords: []"), "key_points[0].keywords"),
+    (lambda t: t.replace("synonyms: {x: [y]}", "synonyms: {z: [y]}"), "key_points[0].synonyms.z"),
+    (lambda t: t.replace("synonyms: {x: [y]}", "synonyms: [y]"), "key_points[0].synonyms"),
+    (lambda t: t.replace("    a: 答。\n", ""), "follow_ups[0]"),
+    (lambda t: t.replace("  - {company: 示例公司, round: 一面}", "  - {company: 示例公司}"), "sources[0]"),
+    (lambda t: t.replace("## 追问\n", ""), "section '## 追问'"),
+    (lambda t: t.replace("# 标题\n", ""), "level-1 heading"),
+    (lambda t: t.replace("## 普通回答\n\n一句话的普通回答。", "## 普通回答\n"), "section '## 普通回答': empty"),
+    (lambda t: t.replace("tags: [a, b]", "tags: [a, b"), "not valid YAML"),
+    (lambda t: t.split("---\n", 2)[2], "front matter: missing"),
+])
+def test_malformed_page_names_file_and_field(tmp_path, mutate, field):
+    text = _good()
+    bad = mutate(text)
+    assert bad != text
+    msg = _one(tmp_path, bad)
+    assert "docs/questions/bad-page.md" in msg
+    assert field in msg
+
+
+def test_sections_out_of_order(tmp_path):
+    text = _good()
+    swapped = text.replace("## 普通回答", "## TMP").replace("## 更好的回答", "## 普通回答").replace("## TMP", "## 更好的回答")
+    assert "order" in _one(tmp_path, swapped)
+
+
+def test_all_problems_reported_at_once(tmp_path):
+    qdir = tmp_path / "docs" / "questions"
+    qdir.mkdir(parents=True)
+    (qdir / "one.md").write_text(_good(qid="one").replace("difficulty: 2", "difficulty: 0"), encoding="utf-8")
+    (qdir / "two.md").write_text(_good(qid="two").replace("title: 标题\n", ""), encoding="utf-8")
+    with pytest.raises(BankError) as info:
+        build_bank(tmp_path / "docs")
+    assert len(info.value.problems) == 2
+    assert "one.md: difficulty" in str(info.value) and "two.md: title" in str(info.value)
+
+
+def test_heading_inside_code_fence_is_not_a_section(tmp_path):
+    text = _good().replace("更好的回答，写清楚为什么。", "```python\n# 普通回答\n## 证据\nx = 1\n```")
+    qdir = tmp_path / "docs" / "questions"
+    qdir.mkdir(parents=True)
+    (qdir / "bad-page.md").write_text(text, encoding="utf-8")
+    q = build_bank(tmp_path / "docs")["questions"][0]
+    assert "## 证据" in q["better_answer"]
+
+
+def test_real_pages_pass_validation():
+    pages = sorted((ROOT / "docs" / "questions").glob("*.md"))
+    if not pages:
+        pytest.skip("no question pages yet")
+    bank = build_bank(ROOT / "docs")
+    assert {q["id"] for q in bank["questions"]} == {p.stem for p in pages}
+    for q in bank["questions"]:
+        assert q["claims"], f"{q['file']}: the better answer shows no claim"
