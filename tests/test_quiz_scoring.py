@@ -43,3 +43,13 @@ def test_coverage_and_status():
 
 def test_full_answer_scores_one():
     assert score("stride 为 0，不拷贝，共享，O(1)", KP).coverage == 1.0
+
+
+def test_longest_match_wins():
+    kps = [{"point": "不拷贝", "keywords": ["不拷贝"], "synonyms": {"不拷贝": ["零拷贝"]}},
+           {"point": "repeat 拷贝", "keywords": ["拷贝"], "synonyms": {}}]
+    assert [p.status for p in score("expand 是零拷贝", kps).points] == ["covered", "missed"]
+    assert [p.status for p in score("expand 零拷贝，repeat 要拷贝", kps).points] == ["covered", "covered"]
+    kps2 = [{"point": "连续", "keywords": ["连续"], "synonyms": {}},
+            {"point": "expand 不连续", "keywords": ["不连续"], "synonyms": {}}]
+    assert [p.status for p in score("expand 的结果不连续", kps2).points] == ["missed", "covered"]

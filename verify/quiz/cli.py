@@ -15,7 +15,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.table import Table
 
@@ -129,6 +128,8 @@ def _header(i: int, n: int, q: dict[str, Any]) -> Panel:
 
 
 def _show_answers(q: dict[str, Any]) -> None:
+    from rich.markdown import Markdown  # noqa: PLC0415  (markdown-it: not on the start path)
+
     console.print(Panel(Markdown(q["ordinary_answer"]), title="普通回答", title_align="left", border_style="dim"))
     console.print(Panel(Markdown(q["better_answer"]), title="更好的回答", title_align="left", border_style="green"))
     console.print(f"页面与证据：{q['url']}（{q['file']}）", style="dim", markup=False)

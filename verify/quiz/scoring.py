@@ -4,7 +4,8 @@ A keyword counts when the keyword or one of its synonyms occurs in the answer at
 boundaries. Chinese has no spaces, so the answer is segmented with jieba (search mode, which
 also yields the shorter words inside long ones): 「共享」 is found in 「共享内存」 but not in
 「公共享有」. Latin words need a non-letter on each side (an English plural ``s`` is allowed).
-Full-width characters and case are normalised first. The browser quiz implements the same rule
+Full-width characters and case are normalised first. A word that is only the tail of a longer
+keyword does not count (「拷贝」 in 「零拷贝」). The browser quiz implements the same rule
 with ``Intl.Segmenter``.
 """
 
@@ -71,11 +72,12 @@ def _pattern(variant: str) -> re.Pattern[str]:
     return re.compile("".join(parts))
 
 
-def find(variant: str, text: str, bounds: set[int]) -> bool:
-    """Whether ``variant`` occurs in normalised ``text`` at word boundaries."""
+def spans(variant: str, text: str, bounds: set[int]) -> list[tuple[int, int]]:
+    """Where ``variant`` occurs in normalised ``text`` at word boundaries."""
     v = normalize(variant).strip()
     if not v:
-        return False
+        return []
+    out = []
     for m in _pattern(v).finditer(text):
         s, e = m.span()
         if _is_word(v[0]):
@@ -88,8 +90,12 @@ def find(variant: str, text: str, bounds: set[int]) -> bool:
         else:
             right = e in bounds
         if left and right:
-            return True
-    return False
+            out.append((s, e))
+    return out
+
+
+def find(variant: str, text: str, bounds: set[int]) -> bool:
+    return bool(spans(variant, text, bounds))
 
 
 @dataclass
@@ -126,18 +132,32 @@ class Score:
 
 
 def score(answer: str, key_points: list[dict[str, Any]]) -> Score:
-    """Score ``answer`` against a question's key points (as in the bank)."""
+    """Score ``answer`` against a question's key points (as in the bank).
+
+    A variant found only as the tail of a longer keyword (拷贝 in 零拷贝, 连续 in 不连续) does
+    not count, so saying 「零拷贝」 does not also earn a point about copying. 共享 in 共享内存
+    still counts.
+    """
     text = normalize(answer)
     bounds = boundaries(text) if text.strip() else {0}
+    found: list[tuple[int, int, str, str]] = []  # (start, end, keyword, variant) over every key point
+    for kp in key_points:
+        for kw in kp["keywords"]:
+            for variant in [kw, *kp.get("synonyms", {}).get(kw, [])]:
+                found += [(s, e, kw, variant) for s, e in spans(variant, text, bounds)]
+
+    def shadowed(s: int, e: int) -> bool:
+        # a longer keyword ending at the same place adds a prefix, in Chinese usually a negation
+        return any(s2 < s and e == e2 for s2, e2, _, _ in found)
+
     out = Score()
     for kp in key_points:
         hits: dict[str, str | None] = {}
         for kw in kp["keywords"]:
-            found = None
+            hits[kw] = None
             for variant in [kw, *kp.get("synonyms", {}).get(kw, [])]:
-                if find(variant, text, bounds):
-                    found = variant
+                if any(k == kw and v == variant and not shadowed(s, e) for s, e, k, v in found):
+                    hits[kw] = variant
                     break
-            hits[kw] = found
         out.points.append(PointScore(kp["point"], hits))
     return out

@@ -84,9 +84,9 @@
     }
     return new RegExp(parts.join(""), "g");
   }
-  function find(variant, text, bounds) {
-    var v = normalize(variant).trim();
-    if (!v) return false;
+  function spans(variant, text, bounds) {
+    var v = normalize(variant).trim(), out = [];
+    if (!v) return out;
     var re = pattern(v), m;
     while ((m = re.exec(text)) !== null) {
       var s = m.index, e = s + m[0].length;
@@ -95,22 +95,34 @@
       var right = isWord(v[v.length - 1])
         ? (e === text.length || !isWord(text[e]) || (text[e] === "s" && (e + 1 === text.length || !isWord(text[e + 1]))))
         : bounds.has(e);
-      if (left && right) return true;
+      if (left && right) out.push([s, e]);
       re.lastIndex = s + 1;
     }
-    return false;
+    return out;
   }
+  function variantsOf(kp, kw) { return [kw].concat((kp.synonyms || {})[kw] || []); }
   function score(answer, keyPoints) {
     var text = normalize(answer);
     var bounds = boundaries(text);
+    var found = [];  // [start, end, keyword, variant] over every key point
+    keyPoints.forEach(function (kp) {
+      kp.keywords.forEach(function (kw) {
+        variantsOf(kp, kw).forEach(function (v) {
+          spans(v, text, bounds).forEach(function (sp) { found.push([sp[0], sp[1], kw, v]); });
+        });
+      });
+    });
+    // a longer keyword ending at the same place adds a prefix, in Chinese usually a negation (零拷贝)
+    function shadowed(s, e) { return found.some(function (f) { return f[0] < s && f[1] === e; }); }
     var points = keyPoints.map(function (kp) {
       var hits = {}, n = 0;
       kp.keywords.forEach(function (kw) {
-        var variants = [kw].concat((kp.synonyms || {})[kw] || []);
-        var found = null;
-        for (var i = 0; i < variants.length; i++) if (find(variants[i], text, bounds)) { found = variants[i]; break; }
-        hits[kw] = found;
-        if (found !== null) n++;
+        hits[kw] = null;
+        var vs = variantsOf(kp, kw);
+        for (var i = 0; i < vs.length && hits[kw] === null; i++) {
+          if (found.some(function (f) { return f[2] === kw && f[3] === vs[i] && !shadowed(f[0], f[1]); })) hits[kw] = vs[i];
+        }
+        if (hits[kw] !== null) n++;
       });
       var fraction = n / kp.keywords.length;
       return { point: kp.point, hits: hits, fraction: fraction,
