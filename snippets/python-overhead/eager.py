@@ -1,0 +1,194 @@
+"""Eager mode: where the time of a PyTorch call goes (Python, the dispatcher, the kernel), and
+how asynchronous CUDA launches hide the Python side."""
+
+from __future__ import annotations
+
+import time
+
+import torch
+
+from snippets._workloads.overhead import add_sizes, first_size_above, single_thread, tiny_add
+from verify.claim import claim
+from verify.timing import compare, ratio
+
+Q = "python-overhead"
+
+
+@claim(
+    "eager.aten-ops",
+    question=Q,
+    statement="torch.matmul 在 Python 里只是一个 C 内建函数；profiler 记录到的是 ATen 算子 aten::matmul → aten::mm，"
+              "分发表里 aten::mm 为当前设备注册了 C++ kernel。",
+    expect={"python_type": "builtin_function_or_method", "first_ops": ["aten::matmul", "aten::mm"],
+            "mm_has_device_kernel": True},
+)
+def _(ctx):
+    from torch.profiler import ProfilerActivity, profile
+
+    x = torch.randn(64, 64, device=ctx.device)
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        x @ x
+    names = [e.name for e in prof.events()]
+    has = torch._C._dispatch_has_kernel_for_dispatch_key
+    return {
+        "python_type": type(torch.matmul).__name__,
+        "ops": names,
+        "first_ops": names[:2],
+        "device_key": ctx.device.upper(),
+        "mm_has_device_kernel": has("aten::mm", ctx.device.upper()),
+        "mm_has_cuda_kernel": has("aten::mm", "CUDA"),
+    }
+
+
+@claim(
+    "eager.tiny-vs-matmul",
+    question=Q,
+    statement="单线程 CPU 上，一元素 tensor 的一次加法（几乎全是 Python→C++ 分发开销）只要约 1–10 µs，"
+              "1024×1024 矩阵乘的计算时间是它的上千倍。",
+    kind="perf",
+    expect={"tiny_us": {"between": [0.2, 30.0]}, "matmul_over_tiny": {">=": 300}},
+)
+def _(ctx):
+    a, b = torch.randn(1), torch.randn(1)
+    x, y = torch.randn(1024, 1024), torch.randn(1024, 1024)
+    with single_thread():
+        t = compare({"tiny": lambda: tiny_add(a, b), "matmul": lambda: x @ y}, rounds=9, warmup=1, inner=1)
+        t_tiny = compare({"tiny": lambda: tiny_add(a, b)}, rounds=9, inner=2000)["tiny"]
+    return {
+        "tiny_us": t_tiny["median_s"] * 1e6,
+        "tiny_spread": t_tiny["spread"],
+        "matmul_ms": t["matmul"]["median_s"] * 1e3,
+        "matmul_gflops": 2 * 1024**3 / t["matmul"]["median_s"] / 1e9,
+        "matmul_over_tiny": t["matmul"]["median_s"] / t_tiny["median_s"],
+    }
+
+
+@claim(
+    "eager.crossover",
+    question=Q,
+    statement="逐元素加法的耗时在约一万个元素以下几乎不随大小变化（全是固定开销），"
+              "到几万到几十万个元素时计算才追上开销，之后按元素数线性增长。",
+    kind="perf",
+    expect={"flat_below": {">=": 1024}, "doubles_at": {"between": [4096, 4194304]},
+            "largest_over_overhead": {">=": 20}},
+)
+def _(ctx):
+    sizes = add_sizes(22, 2)  # 1, 4, 16, ..., 4M elements
+    pairs = {n: (torch.randn(n), torch.randn(n)) for n in sizes}
+    with single_thread():
+        t = compare({str(n): (lambda p=pairs[n]: p[0] + p[1]) for n in sizes}, rounds=7, warmup=1, inner=20)
+    # The fastest sample of each size: spikes from other processes only ever add time.
+    us = {n: t[str(n)]["min_s"] * 1e6 for n in sizes}
+    small = sorted(us[n] for n in sizes if n <= 64)
+    base = small[len(small) // 2]
+    doubles_at = first_size_above(us, 2.0, base)
+    flat = max(n for n in sizes if n <= (doubles_at or sizes[-1]) and us[n] <= 1.5 * base)
+    return {
+        "us_per_call": {str(n): round(v, 2) for n, v in us.items()},
+        "overhead_us": base,
+        "flat_below": flat,
+        "doubles_at": doubles_at,
+        "largest_over_overhead": us[sizes[-1]] / base,
+        "ns_per_element_largest": us[sizes[-1]] * 1e3 / sizes[-1],
+    }
+
+
+# ---------------------------------------------------------------- CUDA: asynchronous launches
+
+
+@claim(
+    "async.launch-returns-early",
+    question=Q,
+    statement="CUDA 上 x @ x 把 kernel 放进 stream 就返回：返回时 GPU 还在算，返回耗时远小于算完的时间。",
+    needs=["cuda"],
+    expect={"stream_done_at_return": False, "total_over_launch": {">=": 10}},
+)
+def _(ctx):
+    x = torch.randn(8192, 8192, device="cuda")
+    x @ x  # cuBLAS handle and workspace are created on the first call
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    x @ x
+    launch = time.perf_counter() - start
+    done = torch.cuda.current_stream().query()
+    torch.cuda.synchronize()
+    total = time.perf_counter() - start
+    return {"launch_us": launch * 1e6, "total_ms": total * 1e3, "stream_done_at_return": done,
+            "total_over_launch": total / launch}
+
+
+@claim(
+    "async.python-ahead-of-gpu",
+    question=Q,
+    statement="大 kernel 时 Python 提交 50 次矩阵乘只占总时间的一小部分，其余时间 CPU 在等 GPU：Python 的开销被异步执行藏住了。",
+    needs=["cuda"],
+    expect={"submit_fraction": {"<=": 0.2}},
+)
+def _(ctx):
+    x = torch.randn(4096, 4096, device="cuda")
+    x @ x
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(50):
+        y = x @ x
+    submitted = time.perf_counter() - start
+    torch.cuda.synchronize()
+    total = time.perf_counter() - start
+    del y
+    return {"submit_ms": submitted * 1e3, "total_ms": total * 1e3, "submit_fraction": submitted / total}
+
+
+@claim(
+    "async.tiny-launch-bound",
+    question=Q,
+    statement="反过来，1000 次一元素加法时 GPU 几乎没活干，总时间就是 Python 提交的时间，每次约几微秒：循环受 launch 开销限制。",
+    needs=["cuda"],
+    expect={"submit_fraction": {">=": 0.8}, "us_per_op": {"between": [1.0, 50.0]}},
+)
+def _(ctx):
+    a = torch.ones(1, device="cuda")
+    for _ in range(100):
+        a = a + 1.0
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(1000):
+        a = a + 1.0
+    submitted = time.perf_counter() - start
+    torch.cuda.synchronize()
+    total = time.perf_counter() - start
+    return {"submit_ms": submitted * 1e3, "total_ms": total * 1e3, "submit_fraction": submitted / total,
+            "us_per_op": total / 1000 * 1e6}
+
+
+@claim(
+    "async.cuda-graph-replay",
+    question=Q,
+    statement="把 100 个小 kernel 录成 CUDA Graph 后一次 replay 提交，比 Python 逐个 launch 快数倍。",
+    needs=["cuda"],
+    kind="perf",
+    expect={"speedup": {">=": 2.0}, "same_result": True},
+)
+def _(ctx):
+    static_x = torch.zeros(1024, device="cuda")
+
+    def step():
+        y = static_x
+        for _ in range(100):
+            y = y + 1.0
+        return y
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_out = step()
+    graph.replay()
+    torch.cuda.synchronize()
+    same = bool(torch.equal(static_out, step()))
+    t = compare({"eager": step, "graph": graph.replay}, rounds=15, inner=10, device="cuda")
+    return {"eager_us": t["eager"]["median_s"] * 1e6, "graph_us": t["graph"]["median_s"] * 1e6,
+            "speedup": ratio(t, "eager", "graph"), "same_result": same}
