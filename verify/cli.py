@@ -49,7 +49,7 @@ def _check_filters(root: Path, ids: list[str], question: str | None) -> None:
 
     reg = registry.load(root)
     for problem in reg.problems:
-        console.print(problem.line(), style="red", markup=False, highlight=False)
+        console.print(problem.line(), style="red", markup=False, highlight=False, soft_wrap=True)
     for pat in ids:
         if not any(fnmatch.fnmatchcase(cid, pat) for cid in reg.claims):
             raise typer.BadParameter(f"no claim matches {pat!r} (try `verify list`)", param_hint="--id")
@@ -85,7 +85,7 @@ def run(
     console.print(f"{len(out.local)} claim(s), {len(out.ran)} run now, {len(out.local) - len(out.ran)} from "
                   f"cache or skipped, in {out.seconds:.1f}s: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
     if out.failures:
-        console.print(errors.summary(out.failures), style="red", markup=False, highlight=False)
+        console.print(errors.summary(out.failures), style="red", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(1)
 
 
@@ -159,7 +159,7 @@ def record(
     console.print(f"wrote {path.relative_to(root)}: {passed}/{len(out.local)} claims pass on "
                   f"{out.probe['device_name']}")
     if out.failures:
-        console.print("\n".join(f.line() for f in out.failures), style="red", markup=False)
+        console.print("\n".join(f.line() for f in out.failures), style="red", markup=False, soft_wrap=True)
 
 
 from verify.quiz.cli import quiz_app  # noqa: E402  (light: typer and rich only; `verify quiz anki` exports Anki)

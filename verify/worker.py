@@ -98,9 +98,9 @@ def run_one(claim_id: str, device: str, workroot: Path) -> dict[str, Any]:
     workdir.mkdir(parents=True, exist_ok=True)
     ctx = Context(device=device, workdir=workdir)
     record: dict[str, Any] = {"event": "end", "id": claim_id}
-    import torch  # noqa: PLC0415  (snippets import it anyway; seed for repeatable values)
-
-    torch.manual_seed(0)
+    torch = sys.modules.get("torch")  # seeded when the snippet uses it; never imported for nothing
+    if torch is not None:
+        torch.manual_seed(0)
     start = time.perf_counter()
     with _FdCapture(workdir / OUTPUT_FILE) as cap:
         try:
@@ -114,7 +114,8 @@ def run_one(claim_id: str, device: str, workroot: Path) -> dict[str, Any]:
                 "traceback": "".join(traceback.format_exception(exc))[-4000:],
             }
     record["duration_s"] = round(time.perf_counter() - start, 4)
-    record["threads"] = torch.get_num_threads()
+    if torch is not None:
+        record["threads"] = torch.get_num_threads()
     record["observed"] = jsonable(ctx.observed)
     record["output"] = cap.text
     return record

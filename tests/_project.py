@@ -1,0 +1,108 @@
+"""Build tiny throw-away projects (snippets, pages, mkdocs.yml) for the engine and site tests."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+MKDOCS_YML = f"""\
+site_name: tiny
+docs_dir: docs
+site_dir: site
+theme:
+  name: material
+  language: zh
+  font: false
+plugins:
+  - search
+hooks:
+  - {REPO / "verify" / "site_hooks.py"}
+markdown_extensions:
+  - pymdownx.superfences:
+      custom_fences:
+        - name: claim
+          class: claim
+          format: !!python/name:verify.render.claim_fence
+        - name: evidence
+          class: evidence
+          format: !!python/name:verify.render.evidence_fence
+        - name: ledger
+          class: ledger
+          format: !!python/name:verify.render.ledger_fence
+"""
+
+GOOD_SNIPPET = '''\
+import torch
+from verify.claim import claim
+
+Q = "tiny"
+
+
+@claim("tiny.stride", question=Q, statement="expand 的 stride 为 0。", expect={"stride": [0, 1]})
+def _(ctx):
+    return {"stride": torch.ones(1, 3).expand(4, 3).stride()}
+
+
+@claim("tiny.error", question=Q, statement="转置后 view 报错。",
+       raises=("RuntimeError", "view size is not compatible"))
+def _(ctx):
+    torch.ones(3, 4).t().view(12)
+'''
+
+PAGE = """\
+# 小站
+
+```claim
+tiny.stride
+```
+
+```claim
+tiny.error
+```
+
+```evidence
+tiny
+```
+"""
+
+
+def _seed_probe(root: Path) -> None:
+    """Reuse this machine's probe (same interpreter, same torch) instead of importing torch again."""
+    from verify import engine, probe  # noqa: PLC0415
+
+    probe.probe(engine.cache_dir(REPO))
+    target = root / ".cache" / "probe.json"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((engine.cache_dir(REPO) / "probe.json").read_bytes())
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    _seed_probe(root)
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text) if rel.endswith(".py") else text, encoding="utf-8")
+    return root
+
+
+def tiny_project(root: Path, snippet: str = GOOD_SNIPPET, page: str = PAGE, extra: dict[str, str] | None = None) -> Path:
+    files = {"mkdocs.yml": MKDOCS_YML, "docs/index.md": page, "snippets/tiny/basic.py": snippet}
+    files.update(extra or {})
+    return write(root, files)
+
+
+def env_for(root: Path) -> dict[str, str]:
+    env = dict(os.environ, VERIFY_ROOT=str(root), NO_MKDOCS_2_WARNING="1")
+    env.pop("VERIFY_NO_RUN", None)
+    return env
+
+
+def mkdocs_build(root: Path, strict: bool = True) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "mkdocs", "build", "-q"] + (["--strict"] if strict else [])
+    return subprocess.run(cmd, cwd=root, env=env_for(root), capture_output=True, text=True, timeout=600)
