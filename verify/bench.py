@@ -49,10 +49,19 @@ def bench_files(root: Path) -> list[str]:
     return sorted(p.relative_to(root).as_posix() for p in root.glob(TEST_GLOB))
 
 
+_HASHES: dict[tuple, dict[str, str]] = {}
+
+
 def current_hashes(root: Path) -> dict[str, str]:
+    """Benchmark file -> hash of it and what it imports; recomputed only when a source changed."""
     from verify.registry import snippet_hash  # noqa: PLC0415
 
-    return {f: snippet_hash(root / f, root) for f in bench_files(root)}
+    sig = tuple(sorted((p.as_posix(), p.stat().st_mtime_ns, p.stat().st_size)
+                       for sub in ("tests", "snippets", "verify") for p in (root / sub).rglob("*.py")))
+    if sig not in _HASHES:
+        _HASHES.clear()
+        _HASHES[sig] = {f: snippet_hash(root / f, root) for f in bench_files(root)}
+    return dict(_HASHES[sig])
 
 
 def load(path: Path) -> dict[str, Any] | None:
@@ -128,15 +137,26 @@ def run(root: Path, *, force: bool = False, files: list[str] | None = None, thre
     env.pop("VERIFY_DEVICE", None)  # the suite picks CUDA when present, unless the caller said otherwise
     if os.environ.get("VERIFY_DEVICE"):
         env["VERIFY_DEVICE"] = os.environ["VERIFY_DEVICE"]
-    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
-        raw = Path(tmp) / "out.json"
-        cmd = [sys.executable, "-m", "pytest", "-m", "bench", "-p", "no:cacheprovider", "-q",
-               "--benchmark-json", str(raw), "--benchmark-columns=median,iqr,rounds", *todo]
-        echo("running " + " ".join(todo))
-        rc = subprocess.run(cmd, cwd=root, env=env).returncode
-        new = load(raw)
-    if new is not None and new.get("benchmarks"):
-        atomic_write_json(path, merge(old, new))
+    # One pytest process per file: a file's results are marked current only when all of it
+    # passed, and every file measures the limits in its own run, next to its benchmarks.
+    worst = 0
+    for f in todo:
+        with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+            raw = Path(tmp) / "out.json"
+            cmd = [sys.executable, "-m", "pytest", "-m", "bench", "-p", "no:cacheprovider", "-q",
+                   "--benchmark-json", str(raw), "--benchmark-columns=median,iqr,rounds", f]
+            echo(f"running {f}")
+            rc = subprocess.run(cmd, cwd=root, env=env).returncode
+            new = load(raw)
+        if new is None or not new.get("benchmarks"):
+            worst = worst or rc or 1
+            continue
+        if rc:
+            new["sources"] = {f: "failed"}  # keeps what did run, and stays stale until it passes
+            worst = worst or rc
+        old = merge(old, new)
+        atomic_write_json(path, old)
+    rc = worst
     return path, rc, todo
 
 

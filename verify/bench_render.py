@@ -152,7 +152,22 @@ def plot(benches: list[dict[str, Any]], title: str, x: str, mode: str) -> str:
         panels.append({"series": frac_series, "ylabel": "fraction of limit", "log_y": False, "hline": 1.0})
     if not panels:
         return ""
-    return _svg(json.dumps({"title": title, "xlabel": x, "panels": panels}, sort_keys=True))
+    payload = json.dumps({"title": title, "xlabel": x, "panels": panels}, sort_keys=True)
+    # Drawing costs about a second a plot on a busy machine; the same data gives the same SVG, so
+    # a rebuild with unchanged results reads it back instead of importing matplotlib at all.
+    import hashlib  # noqa: PLC0415
+
+    from verify import engine  # noqa: PLC0415
+
+    cached = engine.cache_dir(_root()) / "bench_svg" / (hashlib.sha256(payload.encode()).hexdigest()[:20] + ".svg")
+    if cached.is_file():
+        return cached.read_text(encoding="utf-8")
+    svg = _svg(payload)
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cached.with_suffix(".tmp")
+    tmp.write_text(svg, encoding="utf-8")
+    tmp.replace(cached)
+    return svg
 
 
 # --- tables -------------------------------------------------------------------------------------
