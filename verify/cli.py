@@ -144,29 +144,21 @@ def clear(ids: Annotated[list[str], typer.Option("--id", help="only these claims
 
 @app.command()
 def record(
-    device: DeviceOpt = "any",
+    only_cuda: Annotated[bool, typer.Option(help="record only the claims that need CUDA")] = False,
     jobs: Annotated[int, typer.Option(help="parallel workers for ordinary claims (0: automatic)")] = 0,
 ) -> None:
     """Run claims here and write them to evidence/<device>.json, to commit for other builds."""
-    from verify import engine, recorded  # noqa: PLC0415
+    from verify import record as rec  # noqa: PLC0415
 
-    root = project_root()
-    out = engine.verify(root, select=_selector([], None, device), jobs=jobs or None, force=True)
-    path = recorded.write(root, out.probe["device_key"], out.local, {k: out.probe.get(k) for k in (
-        "device_name", "torch", "torch_build", "cuda_runtime", "gpu_capability", "cpu_model", "cpu_count",
-        "python", "os")})
-    passed = sum(r["outcome"] == "pass" for r in out.local.values())
-    console.print(f"wrote {path.relative_to(root)}: {passed}/{len(out.local)} claims pass on "
-                  f"{out.probe['device_name']}")
-    if out.failures:
-        console.print("\n".join(f.line() for f in out.failures), style="red", markup=False, soft_wrap=True)
-
-
-from verify.quiz.cli import quiz_app  # noqa: E402  (light: typer and rich only; `verify quiz anki` exports Anki)
-app.add_typer(quiz_app, name="quiz")
+    argv = ["--root", str(project_root())] + (["--only-cuda"] if only_cuda else []) + (
+        ["--jobs", str(jobs)] if jobs else [])
+    raise typer.Exit(rec.main(argv))
 
 
 from verify.bench import bench_app  # noqa: E402  (light: torch is imported only when a benchmark runs)
+from verify.quiz.cli import quiz_app  # noqa: E402  (light: typer and rich only; `verify quiz anki` exports Anki)
+
+app.add_typer(quiz_app, name="quiz")
 app.add_typer(bench_app, name="bench")
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from verify import session
+from verify.quiz import bank
 
 LEDGER_FORMAT = 1
 
@@ -29,8 +30,4 @@ def on_post_build(config: Any, **kwargs: Any) -> None:
     sess = session.get()
     (site / "evidence.json").write_text(json.dumps(ledger_document(sess), ensure_ascii=False, indent=1),
                                         encoding="utf-8")
-    try:
-        from verify.quiz import bank  # noqa: PLC0415
-    except ImportError:
-        return
     bank.write_quiz_json(Path(config["docs_dir"]), site)
