@@ -3,6 +3,7 @@ how asynchronous CUDA launches hide the Python side."""
 
 from __future__ import annotations
 
+import resource
 import time
 
 import torch
@@ -77,6 +78,12 @@ def _(ctx):
     pairs = {n: (torch.randn(n), torch.randn(n)) for n in sizes}
     with single_thread():
         t = compare({str(n): (lambda p=pairs[n]: p[0] + p[1]) for n in sizes}, rounds=7, warmup=1, inner=20)
+        faults = {}
+        for n in sizes:  # page faults per call: a fresh output that is first touched costs them
+            before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+            for _ in range(10):
+                pairs[n][0] + pairs[n][1]
+            faults[str(n)] = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 10
     # The fastest sample of each size: spikes from other processes only ever add time.
     us = {n: t[str(n)]["min_s"] * 1e6 for n in sizes}
     small = sorted(us[n] for n in sizes if n <= 64)
@@ -90,6 +97,7 @@ def _(ctx):
         "doubles_at": doubles_at,
         "largest_over_overhead": us[sizes[-1]] / base,
         "ns_per_element_largest": us[sizes[-1]] * 1e3 / sizes[-1],
+        "page_faults_per_call": faults,
     }
 
 
