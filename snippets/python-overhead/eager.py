@@ -171,10 +171,10 @@ def _(ctx):
 @claim(
     "async.cuda-graph-replay",
     question=Q,
-    statement="把 100 个小 kernel 录成 CUDA Graph 后一次 replay 提交，比 Python 逐个 launch 快数倍。",
+    statement="把 100 个小 kernel 录成 CUDA Graph 后一次 replay 提交，明显快于 Python 逐个 launch。",
     needs=["cuda"],
     kind="perf",
-    expect={"speedup": {">=": 2.0}, "same_result": True},
+    expect={"speedup": {">=": 1.5}, "same_result": True},
 )
 def _(ctx):
     static_x = torch.zeros(1024, device="cuda")
