@@ -10,7 +10,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from mkdocs.exceptions import PluginError
+
 from verify import session
+from verify.errors import ClaimError
 from verify.quiz import bank
 
 LEDGER_FORMAT = 1
@@ -27,7 +30,10 @@ def ledger_document(sess: session.Session) -> dict[str, Any]:
 
 def on_post_build(config: Any, **kwargs: Any) -> None:
     site = Path(config["site_dir"])
-    sess = session.get()
-    (site / "evidence.json").write_text(json.dumps(ledger_document(sess), ensure_ascii=False, indent=1),
-                                        encoding="utf-8")
-    bank.write_quiz_json(Path(config["docs_dir"]), site)
+    try:
+        sess = session.get()
+        (site / "evidence.json").write_text(json.dumps(ledger_document(sess), ensure_ascii=False, indent=1),
+                                            encoding="utf-8")
+        bank.write_quiz_json(Path(config["docs_dir"]), site)
+    except ClaimError as exc:  # a clean message naming the file, not a traceback
+        raise PluginError(str(exc)) from exc
