@@ -70,3 +70,11 @@ def test_the_same_config_builds_with_zensical(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     html = (root / "site/index.html").read_text(encoding="utf-8")
     assert 'id="claim-tiny.stride"' in html and 'data-status="verified-here"' in html
+
+
+def test_a_broken_recorded_evidence_file_fails_the_build_naming_it(tmp_path):
+    root = tiny_project(tmp_path, extra={"evidence/cuda-x.json": "{ broken"})
+    out = mkdocs_build(root)
+    assert out.returncode != 0
+    assert "evidence/cuda-x.json: not a recorded-evidence file" in out.stderr
+    assert "Traceback" not in out.stderr

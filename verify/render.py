@@ -8,6 +8,8 @@ nothing here runs a claim itself.
 from __future__ import annotations
 
 import ast
+import functools
+import logging
 from functools import lru_cache
 from html import escape
 from pathlib import Path
@@ -15,6 +17,8 @@ from typing import Any
 
 from verify import evidence, session
 from verify.matchers import describe, normalise
+
+log = logging.getLogger("mkdocs.verify")
 
 LABELS = {
     evidence.VERIFIED_HERE: ("ok", "已验证"),
@@ -156,11 +160,28 @@ def _claim_html(cid: str, sess: session.Session, full: bool = False) -> str:
             f'<span class="vf-stmt">{escape(spec.statement)}</span></summary>{details}</details></div>')
 
 
+def _safe(fence):
+    """Superfences swallows a formatter's exception and shows the raw block; say what broke instead."""
+
+    @functools.wraps(fence)
+    def wrapper(source: str, *args: Any, **kwargs: Any) -> str:
+        try:
+            return fence(source, *args, **kwargs)
+        except Exception as exc:  # noqa: BLE001  (reported, and fails a strict build)
+            log.error("verify: the %s fence %r could not be rendered: %s", fence.__name__, source.strip(), exc)
+            return (f'<div class="vf-claim vf-missing"><span class="vf-badge vf-fail">无法渲染</span> '
+                    f"<code>{escape(source.strip())}</code>：{escape(str(exc))}</div>")
+
+    return wrapper
+
+
+@_safe
 def claim_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
     """```claim fence: one claim's badge, observed values, provenance and code."""
     return _claim_html(source.strip(), session.get())
 
 
+@_safe
 def evidence_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
     """```evidence fence: every claim of a question, in full, with a count by status."""
     sess = session.get()
@@ -175,6 +196,7 @@ def evidence_fence(source: str, language: str, class_name: str, options: dict, m
     return '<div class="vf-evidence">' + head + "".join(_claim_html(c, sess) for c in claims) + "</div>"
 
 
+@_safe
 def ledger_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
     """```ledger fence: every claim as a filterable table (the site also ships evidence.json)."""
     rows = session.get().ledger()
