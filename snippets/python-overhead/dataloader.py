@@ -44,10 +44,10 @@ def _(ctx):
     "dataloader.speedup",
     question=Q,
     statement="2 个 worker 的理想加速比是 min(workers, 核数)；实际能拿到多少取决于此刻空闲的核：DataLoader 的加速比"
-              "与两个裸进程（multiprocessing.Pool）在同一时刻能达到的相当，而 2 个线程因 GIL 不比它们快。",
+              "与两个裸进程（multiprocessing.Pool）在同一时刻能达到的相当，而 2 个线程因 GIL 几乎没有加速。",
     kind="perf",
     needs=["multicore"],
-    expect={"workers_vs_pool": {">=": 0.75}, "threads_vs_pool": {"<=": 1.25}},
+    expect={"workers_vs_pool": {">=": 0.6}, "threads_speedup": {"<=": 1.5}},
 )
 def _(ctx):
     cores = os.cpu_count() or 1
@@ -73,4 +73,5 @@ def _(ctx):
         "efficiency_vs_ideal": speedup["workers_2"] / min(2, cores),
         "workers_vs_pool": speedup["workers_2"] / speedup["pool_2"],
         "threads_vs_pool": speedup["threads_2"] / speedup["pool_2"],
+        "threads_speedup": speedup["threads_2"],
     }
