@@ -94,3 +94,45 @@ def _(ctx):
         raise
     finally:
         lib._destroy()
+
+
+@claim(
+    "pylib.dispatch-order",
+    question="op-registration",
+    statement="给同一个算子在 AutogradCPU 和 CPU 两列各注册一个会记名字的 kernel：普通 tensor（无论 requires_grad）"
+    "的调用先进 AutogradCPU，它在 autograd 之下重新分发后才进 CPU；inference_mode 里新建的 tensor 直接进 CPU。",
+    expect={
+        "plain": ["AutogradCPU", "CPU"],
+        "requires_grad": ["AutogradCPU", "CPU"],
+        "inference_mode": ["CPU"],
+    },
+)
+def _(ctx):
+    calls: list[str] = []
+    lib = torch.library.Library("opreg_py3", "DEF")
+    try:
+        lib.define("trace(Tensor x) -> Tensor")
+
+        def cpu_kernel(x):
+            calls.append("CPU")
+            return x.clone()
+
+        def autograd_kernel(x):
+            calls.append("AutogradCPU")
+            with torch._C._AutoDispatchBelowAutograd():  # skip the autograd keys on the way down
+                return torch.ops.opreg_py3.trace(x)
+
+        lib.impl("trace", cpu_kernel, "CPU")
+        lib.impl("trace", autograd_kernel, "AutogradCPU")
+        seen = {}
+        for name, make in (("plain", lambda: torch.ones(2)), ("requires_grad", lambda: torch.ones(2, requires_grad=True))):
+            calls.clear()
+            torch.ops.opreg_py3.trace(make())
+            seen[name] = list(calls)
+        with torch.inference_mode():
+            calls.clear()
+            torch.ops.opreg_py3.trace(torch.ones(2))
+            seen["inference_mode"] = list(calls)
+    finally:
+        lib._destroy()
+    return seen
