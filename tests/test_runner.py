@@ -80,3 +80,9 @@ def test_provenance_is_recorded(tmp_path):
     for key in ("torch", "torch_build", "device_name", "python", "os", "git_commit", "date", "threads"):
         assert prov.get(key) not in (None, ""), key
     assert len(rec["snippet_hash"]) == 16 and rec["duration_s"] >= 0
+
+
+def test_a_file_with_ordinary_and_performance_claims_runs_both_batches(tmp_path):
+    source = _claim("r.fact", "return {'x': 1}") + _claim("r.perf", "return {'x': 1}", kind="'perf'")
+    out = _run(tmp_path, source)
+    assert out.local["r.fact"]["outcome"] == "pass" and out.local["r.perf"]["outcome"] == "pass"

@@ -105,6 +105,8 @@ def verify(
     def done(snippet: str, raws: dict[str, runner.Raw]) -> None:
         prov = provenance(info, commit)
         for spec in to_run[snippet]:
+            if spec.id not in raws:  # run in the other batch (ordinary or performance) of this file
+                continue
             raw = raws[spec.id]
             if "outcome" in raw:  # decided by the runner: timeout or crash
                 outcome, message = raw["outcome"], raw["message"]

@@ -122,7 +122,12 @@ def get() -> Session:
     global _current
     root = project_root().resolve()
     with _lock:
-        if _current is None or _current.root != root or _current.signature != _signature(root):
+        signature = _signature(root)
+        if _current is None or _current.root != root or _current.signature != signature:
+            if _current is not None and _current.root == root:
+                changed = sorted({p for p, *_ in set(signature) ^ set(_current.signature)})
+                log.info("verify: %d source file(s) changed since the last check (%s); verifying again",
+                         len(changed), ", ".join(Path(p).name for p in changed[:5]))
             run = os.environ.get("VERIFY_NO_RUN", "") not in ("1", "true")
             _current = Session(root, run=run)
             if _current.failures:
