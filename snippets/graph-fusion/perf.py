@@ -49,7 +49,7 @@ def _spread(timings: dict) -> dict[str, float]:
     question="graph-fusion",
     statement="内存受限的逐元素链融合后真的省了带宽：16M 元素、输出都预先分配好（排除分配的影响），三步链（读写 3 遍）编译成一趟（读写 1 遍）后快 1.5 倍以上，融合 kernel 的速度接近一次同样大小的纯拷贝。",
     kind="perf",
-    expect={"speedup": {">=": 1.5}, "fused_vs_copy": {"between": [0.5, 2.0]}},
+    expect={"speedup": {">=": 1.5}, "fused_vs_copy": {"between": [0.7, 1.5]}},
 )
 def _(ctx):
     n = SIZES["16M"]
@@ -82,10 +82,10 @@ def _(ctx):
 @claim(
     "perf.first-touch",
     question="graph-fusion",
-    statement="CPU 上大张量的加速有一部分根本不是带宽：16M 元素（64 MiB）时，eager 三步链新分配输出比写进预分配缓冲区慢 2 倍以上，融合版少分配两个缓冲区，所以“普通调用”下的加速比只看带宽时更大。",
+    statement="CPU 上 16M 元素（64 MiB）时，普通调用的大半时间花在新输出的第一次写入（缺页）上：eager 三步链和编译版新分配输出都比写进预分配缓冲区慢 2 倍以上，所以普通调用下的加速比主要反映“少分配两个缓冲区”，只看带宽要用预分配输出去量。",
     kind="perf",
-    expect={"eager_fresh_over_preallocated": {">=": 2.0}, "speedup_fresh": {">=": 1.5},
-            "speedup_preallocated": {">=": 1.3}},
+    expect={"eager_fresh_over_preallocated": {">=": 2.0}, "compiled_fresh_over_preallocated": {">=": 2.0},
+            "speedup_fresh": {">=": 1.5}, "speedup_preallocated": {">=": 1.3}},
 )
 def _(ctx):
     n = SIZES["16M"]
@@ -105,6 +105,9 @@ def _(ctx):
         "compiled_fresh_over_preallocated": round(ratio(t, "compiled_fresh", "compiled_preallocated"), 3),
         "speedup_fresh": round(ratio(t, "eager_fresh", "compiled_fresh"), 3),
         "speedup_preallocated": round(ratio(t, "eager_preallocated", "compiled_preallocated"), 3),
+        # share of an ordinary (fresh-output) call that is not the work a preallocated call does
+        "fresh_overhead_share_eager": round(1 - ratio(t, "eager_preallocated", "eager_fresh"), 3),
+        "fresh_overhead_share_compiled": round(1 - ratio(t, "compiled_preallocated", "compiled_fresh"), 3),
         "ms": {name: _ms(t, name) for name in t},
         "spread": _spread(t),
     }
