@@ -37,7 +37,7 @@ def _gpu_kernels(fn) -> list[str]:
 
 
 @claim(
-    "cuda.launches",
+    "gpu-fusion.launches",
     question="graph-fusion",
     statement="CUDA 上 eager 的 bias + ReLU + dropout 至少发 3 个 kernel，编译后只剩 1 个 Triton 融合 kernel（外加一个生成随机种子的小 kernel），launch 次数更少。",
     expect={"eager_kernels": {">=": 3}, "compiled_triton_kernels": 1,
@@ -81,7 +81,7 @@ def _softmax_rows(x: torch.Tensor) -> torch.Tensor:
 
 
 @claim(
-    "cuda.registers",
+    "gpu-fusion.registers",
     question="graph-fusion",
     statement="寄存器压力可以直接读出来：编译后的 Triton kernel 带有每线程寄存器数 n_regs 和溢出数 n_spills；简单的逐元素融合 kernel 寄存器少、不溢出，长行 softmax 这种融合了 reduce 的 kernel 用的寄存器更多。",
     expect={"simple_n_spills": 0, "max_n_regs": {"<=": 255},
@@ -112,7 +112,7 @@ def _(ctx):
 
 
 @claim(
-    "cuda.bandwidth",
+    "gpu-fusion.bandwidth",
     question="graph-fusion",
     statement="CUDA 上融合后的逐元素链跑到接近显存带宽上限：64M 元素写进预分配输出，融合 kernel 的有效带宽达到同样大小纯拷贝的 70% 以上，比三步 eager 快 2 倍以上。",
     kind="perf",
@@ -141,7 +141,7 @@ def _(ctx):
 
 
 @claim(
-    "cuda.sdpa-memory",
+    "gpu-fusion.sdpa-memory",
     question="graph-fusion",
     statement="CUDA 上 N=8192、16 个头（fp16）时，手写 attention 要为 N×N 分数矩阵分配 GiB 级显存，SDPA（FlashAttention 类 kernel）的峰值只比输入输出多一点，差 20 倍以上。",
     expect={"peak_ratio": {">=": 20}, "same_result": True},
@@ -176,7 +176,7 @@ def _gemm_for_template(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> tor
 
 
 @claim(
-    "cuda.gemm-epilogue-template",
+    "gpu-fusion.gemm-epilogue-template",
     question="graph-fusion",
     statement="CUDA 上打开 GEMM 的 max-autotune 并只用 Triton 模板时，bias + ReLU 作为 epilogue 融进 GEMM 模板 kernel，整个 relu(x @ w + b) 只剩一个 kernel，不再调用库里的 GEMM。",
     expect={"kernels": 1, "template_kernel": True, "extern_calls": [], "matches_eager": True},

@@ -45,7 +45,7 @@ def _spread(timings: dict) -> dict[str, float]:
 
 
 @claim(
-    "perf.memory-bound",
+    "gain.memory-bound",
     question="graph-fusion",
     statement="内存受限的逐元素链融合后真的省了带宽：16M 元素、输出都预先分配好（排除分配的影响），三步链（读写 3 遍）编译成一趟（读写 1 遍）后快 1.5 倍以上，融合 kernel 的速度接近一次同样大小的纯拷贝。",
     kind="perf",
@@ -80,7 +80,7 @@ def _(ctx):
 
 
 @claim(
-    "perf.first-touch",
+    "gain.first-touch",
     question="graph-fusion",
     statement="CPU 上 16M 元素（64 MiB）时，普通调用的大半时间花在新输出的第一次写入（缺页）上：eager 三步链和编译版新分配输出都比写进预分配缓冲区慢 2 倍以上，所以普通调用下的加速比主要反映“少分配两个缓冲区”，只看带宽要用预分配输出去量。",
     kind="perf",
@@ -114,7 +114,7 @@ def _(ctx):
 
 
 @claim(
-    "perf.size-sweep",
+    "gain.size-sweep",
     question="graph-fusion",
     statement="融合的收益随张量变大而出现：同一条三步链（普通调用、输出新分配），16K 元素时编译版反而比 eager 慢（固定的调用开销占主导），1M 和 16M 元素时快 1.5 倍以上。",
     kind="perf",
@@ -135,7 +135,7 @@ def _(ctx):
 
 
 @claim(
-    "perf.cheap-vs-transcendental",
+    "gain.cheap-vs-transcendental",
     question="graph-fusion",
     statement="字节数相同的两条三步链，算得少的（乘、加、relu）融合后快 1.5 倍以上，算得多的（sin、exp、tanh）几乎不变（不到 1.3 倍）：后者的时间花在算术上，省下的内存读写占比很小。",
     kind="perf",
@@ -162,7 +162,7 @@ def _(ctx):
 
 
 @claim(
-    "perf.gemm-compute-bound",
+    "gain.gemm-compute-bound",
     question="graph-fusion",
     statement="计算受限的 GEMM 融合 epilogue 几乎没有收益：256×512 乘 512×512 的 relu(x @ w + b)，编译版快不到 1.3 倍；单独的矩阵乘就占了 eager 总时间的大半，epilogue 能省的上限本来就小。",
     kind="perf",
