@@ -51,8 +51,19 @@ def fmt_value(value: Any) -> str:
         return "；".join(f"{k}: {fmt_value(v)}" for k, v in value.items())
     if isinstance(value, float):
         return f"{value:.4g}"
-    text = repr(normalise(value)) if not isinstance(value, str) else value
+    text = repr(_rounded(normalise(value))) if not isinstance(value, str) else value
     return text if len(text) <= 400 else text[:400] + " …"
+
+
+def _rounded(value: Any) -> Any:
+    """Four significant digits for every float inside a structure: readable, not false precision."""
+    if isinstance(value, float):
+        return float(f"{value:.4g}")
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    return value
 
 
 @lru_cache(maxsize=256)
@@ -202,18 +213,21 @@ def ledger_fence(source: str, language: str, class_name: str, options: dict, md:
     rows = session.get().ledger()
     body = []
     for r in rows:
-        elsewhere = "; ".join(f"{e['device']}: {LABELS[e['status']][1]}" for e in r["elsewhere"]) or "—"
+        elsewhere = "".join(f"<div>{_badge(e['status'], '')}<small>{escape(e['device'] or e['device_key'])} · torch "
+                            f"{escape(e['torch'] or '?')} · {escape(_short_date(e['date']))}</small></div>"
+                            for e in r["elsewhere"]) or "—"
         link = f"../{r['page'][:-3]}/#claim-{r['id']}" if r["page"] else "#"
         observed = fmt_value(r["observed"]) if r["observed"] else (r["message"] or "")
+        here = (f"<small>{escape(r['device'] or '')} · torch {escape(r['torch'] or '')} · "
+                f"{escape(_short_date(r['date']))}</small>" if r["date"] and r["status"] != evidence.NEEDS_CUDA else "")
         body.append(
             f'<tr data-status="{r["status"]}" data-question="{escape(r["question"])}" '
             f'data-elsewhere="{" ".join(e["status"] for e in r["elsewhere"])}">'
-            f'<td><a href="{escape(link)}"><code>{escape(r["id"])}</code></a></td>'
-            f"<td>{escape(r['question'])}</td><td>{escape(r['statement'])}</td>"
-            f"<td>{_badge(r['status'], '')}</td><td>{escape(r['device'] or '—')}</td>"
-            f"<td>{escape(r['torch'] or '—')}</td><td>{escape(elsewhere)}</td>"
-            f"<td><code>{escape(r['snippet_hash'])}</code></td><td>{escape(_short_date(r['date']))}</td>"
-            f'<td class="vf-obs">{escape(observed[:200])}</td></tr>')
+            f'<td><a href="{escape(link)}"><code>{escape(r["id"])}</code></a><br>'
+            f'<small>{escape(r["question"])} · #{escape(r["snippet_hash"][:8])}</small></td>'
+            f"<td>{escape(r['statement'])}</td>"
+            f"<td>{_badge(r['status'], '')}<br>{here}</td><td>{elsewhere}</td>"
+            f'<td class="vf-obs">{escape(observed[:240])}</td></tr>')
     questions = sorted({r["question"] for r in rows})
     q_opts = "".join(f'<option value="{escape(q)}">{escape(q)}</option>' for q in questions)
     s_opts = "".join(f'<option value="{k}">{escape(v[1])}</option>' for k, v in LABELS.items())
@@ -223,6 +237,6 @@ def ledger_fence(source: str, language: str, class_name: str, options: dict, md:
         f'<select class="vf-filter-question" aria-label="题目"><option value="">全部题目</option>{q_opts}</select>'
         f'<select class="vf-filter-status" aria-label="状态"><option value="">全部状态</option>{s_opts}</select>'
         '<span class="vf-filter-count"></span></div>'
-        '<table class="vf-ledger-table"><thead><tr><th>id</th><th>题目</th><th>论断</th><th>本机状态</th>'
-        "<th>设备</th><th>torch</th><th>其他机器</th><th>代码哈希</th><th>日期</th><th>观测</th></tr></thead>"
+        '<table class="vf-ledger-table"><thead><tr><th>论断 id · 题目 · 代码哈希</th><th>内容</th><th>本机</th>'
+        "<th>其他机器</th><th>观测值</th></tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table></div>")
