@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -44,9 +45,18 @@ def bench_dir(root: Path) -> Path:
     return root / "benchmarks"
 
 
+# A benchmark file marks its whole module: ``pytestmark = pytest.mark.bench`` or a list holding it.
+_MARKED = re.compile(r"^pytestmark\s*=.*\bpytest\.mark\.bench\b", re.MULTILINE)
+
+
 def bench_files(root: Path) -> list[str]:
-    """Benchmark test files, relative to the root, sorted."""
-    return sorted(p.relative_to(root).as_posix() for p in root.glob(TEST_GLOB))
+    """Benchmark test files (``tests/test_bench_*.py`` whose module is marked ``bench``), sorted.
+
+    Unmarked files under the same glob (unit tests of this module) are not benchmarks: they have
+    no results to store and would make a benchmark run fail for want of benchmarks.
+    """
+    return sorted(p.relative_to(root).as_posix() for p in root.glob(TEST_GLOB)
+                  if _MARKED.search(p.read_text(encoding="utf-8")))
 
 
 _HASHES: dict[tuple, dict[str, str]] = {}

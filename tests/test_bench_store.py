@@ -1,0 +1,200 @@
+"""Unit tests of benchmark storage: merge, freshness by source hash, compare and its exit codes.
+
+Ordinary fast tests (not marked ``bench``): they build small result files in the shape that
+pytest-benchmark's ``--benchmark-json`` writes, in a temporary project.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from verify import bench
+
+MARKED = "import pytest\n\npytestmark = pytest.mark.bench\n\n\ndef test_x(benchmark):\n    benchmark(lambda: {body})\n"
+
+
+def result(fullname: str, data: list[float], group: str = "g", inner: int | None = None, **extra) -> dict:
+    """One benchmark entry as pytest-benchmark writes it (``extra_info`` as the plugin fills it)."""
+    data = sorted(data)
+    q = statistics.quantiles(data, n=4)
+    med = statistics.median(data)
+    extra_info = dict(extra)
+    if inner is not None:
+        extra_info.update(inner=inner, median_s=med / inner, q1_s=q[0] / inner, q3_s=q[2] / inner)
+    name = fullname.split("::")[1]
+    return {
+        "group": group, "name": name, "fullname": fullname,
+        "params": None, "param": None, "extra_info": extra_info,
+        "options": {"disable_gc": False, "timer": "perf_counter", "min_rounds": 5, "max_time": 1.0,
+                    "min_time": 5e-06, "warmup": False},
+        "stats": {"min": data[0], "max": data[-1], "mean": statistics.fmean(data),
+                  "stddev": statistics.stdev(data), "rounds": len(data), "median": med, "iqr": q[2] - q[0],
+                  "q1": q[0], "q3": q[2], "iqr_outliers": 0, "stddev_outliers": 0, "outliers": "0;0",
+                  "ld15iqr": data[0], "hd15iqr": data[-1], "ops": 1 / statistics.fmean(data),
+                  "total": sum(data), "data": data, "iterations": 1},
+    }
+
+
+def run_json(benchmarks: list[dict], sources: dict[str, str], when: str = "2025-01-01T00:00:00.000000",
+             cpu: str = "Test CPU") -> dict:
+    """A whole ``--benchmark-json`` file, with the ``sources`` the plugin adds."""
+    return {
+        "machine_info": {"node": "n", "processor": "x86_64", "machine": "x86_64", "python_implementation": "CPython",
+                         "python_version": "3.11.0", "system": "Linux", "release": "6", "cpu_model": cpu,
+                         "cpu_count": 2, "threads": 2, "torch": "2.13.0", "torch_build": "cpu", "device": "cpu",
+                         "gpu_name": None, "limits": {"copy_GBps": 10.0}},
+        "commit_info": {"id": "abc123", "time": when, "author_time": when, "dirty": False, "project": "p",
+                        "branch": "main"},
+        "benchmarks": benchmarks,
+        "datetime": when,
+        "version": "5.1.0",
+        "sources": sources,
+    }
+
+
+def write(path: Path, data: dict) -> Path:
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+A, B = "tests/test_bench_a.py", "tests/test_bench_b.py"
+
+
+# --- merge ------------------------------------------------------------------------------------
+
+def test_merge_replaces_the_files_that_ran_and_keeps_the_rest():
+    old = run_json([result(f"{A}::test_x", [1.0, 1.1, 1.2]), result(f"{B}::test_y", [2.0, 2.1, 2.2])],
+                   {A: "a1", B: "b1"}, when="2025-01-01T00:00:00")
+    old = bench.merge(None, old)
+    new = run_json([result(f"{A}::test_x", [3.0, 3.1, 3.2]), result(f"{A}::test_z", [4.0, 4.1, 4.2])],
+                   {A: "a2"}, when="2025-02-02T00:00:00", cpu="Other CPU")
+    merged = bench.merge(old, new)
+    by_name = {b["fullname"]: b["stats"]["median"] for b in merged["benchmarks"]}
+    assert by_name == {f"{A}::test_x": 3.1, f"{A}::test_z": 4.1, f"{B}::test_y": 2.1}
+    assert merged["sources"] == {A: "a2", B: "b1"}
+    assert merged["runs"][A]["datetime"] == "2025-02-02T00:00:00"
+    assert merged["runs"][A]["machine_info"]["cpu_model"] == "Other CPU"
+    assert merged["runs"][B]["datetime"] == "2025-01-01T00:00:00"  # B's provenance is still its own run
+    assert merged["format"] == bench.FORMAT
+
+
+def test_merge_into_nothing_and_a_file_that_lost_a_benchmark():
+    first = bench.merge(None, run_json([result(f"{A}::test_x", [1, 2, 3]), result(f"{A}::test_old", [1, 2, 3])],
+                                       {A: "a1"}))
+    again = bench.merge(first, run_json([result(f"{A}::test_x", [1, 2, 3])], {A: "a2"}))
+    assert [b["name"] for b in again["benchmarks"]] == ["test_x"]  # a removed benchmark does not linger
+
+
+def test_load_rejects_what_is_not_a_result_file(tmp_path):
+    assert bench.load(tmp_path / "absent.json") is None
+    assert bench.load(write(tmp_path / "other.json", {"claims": []})) is None
+    (tmp_path / "broken.json").write_text("{not json", encoding="utf-8")
+    assert bench.load(tmp_path / "broken.json") is None
+    assert bench.load(write(tmp_path / "ok.json", run_json([], {})))["benchmarks"] == []
+
+
+# --- freshness --------------------------------------------------------------------------------
+
+@pytest.fixture
+def project(tmp_path):
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_bench_a.py").write_text(MARKED.format(body=1), encoding="utf-8")
+    (tests / "test_bench_b.py").write_text(MARKED.format(body=2), encoding="utf-8")
+    (tests / "test_bench_unit.py").write_text("def test_plain():\n    assert True\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_only_marked_files_are_benchmarks(project):
+    assert bench.bench_files(project) == [A, B]
+
+
+def test_freshness_current_stale_missing(project):
+    hashes = bench.current_hashes(project)
+    assert set(hashes) == {A, B}
+    data = run_json([], {A: hashes[A], B: "0000"})
+    assert bench.freshness(project, data) == {A: "current", B: "stale"}
+    assert bench.freshness(project, None) == {A: "missing", B: "missing"}
+    assert bench.freshness(project, run_json([], {A: hashes[A]})) == {A: "current", B: "missing"}
+
+
+def test_editing_a_benchmark_or_its_workload_makes_it_stale(project):
+    data = run_json([], bench.current_hashes(project))
+    (project / "tests" / "test_bench_a.py").write_text(MARKED.format(body=10), encoding="utf-8")
+    assert bench.freshness(project, data) == {A: "stale", B: "current"}
+    # A workload module it imports counts too.
+    (project / "snippets").mkdir()
+    (project / "snippets" / "__init__.py").write_text("", encoding="utf-8")
+    (project / "snippets" / "work.py").write_text("N = 1\n", encoding="utf-8")
+    (project / "tests" / "test_bench_b.py").write_text("from snippets import work\n" + MARKED.format(body=2),
+                                                       encoding="utf-8")
+    data = run_json([], bench.current_hashes(project))
+    (project / "snippets" / "work.py").write_text("N = 2\n", encoding="utf-8")
+    assert bench.freshness(project, data) == {A: "current", B: "stale"}
+
+
+def test_a_failed_run_stays_stale(project):
+    data = run_json([], {A: "failed", B: bench.current_hashes(project)[B]})  # what run() stores after a failure
+    assert bench.freshness(project, data)[A] == "stale"
+
+
+# --- compare ----------------------------------------------------------------------------------
+
+def pair(ratio: float, threshold_names=("x",)) -> tuple[dict, dict]:
+    base = [result(f"{A}::test_{n}", [1e-3, 1.1e-3, 1.2e-3], inner=10) for n in threshold_names]
+    cand = [result(f"{A}::test_{n}", [1e-3 * ratio, 1.1e-3 * ratio, 1.2e-3 * ratio], inner=10) for n in threshold_names]
+    return run_json(base, {A: "h"}), run_json(cand, {A: "h"})
+
+
+@pytest.mark.parametrize(("ratio", "verdict"), [(1.05, "same"), (1.2, "regressed"), (0.8, "improved"),
+                                                (1 / 1.05, "same")])
+def test_compare_verdicts_at_a_ten_percent_threshold(ratio, verdict):
+    a, b = pair(ratio)
+    (row,) = bench.compare(a, b, threshold=0.1)
+    assert row["verdict"] == verdict
+    assert row["ratio"] == pytest.approx(ratio)
+    assert row["a_s"] == pytest.approx(1.1e-4)  # per call: the round median over inner
+
+
+def test_compare_threshold_moves_the_line():
+    a, b = pair(1.2)
+    assert bench.compare(a, b, threshold=0.25)[0]["verdict"] == "same"
+    assert bench.compare(a, b, threshold=0.15)[0]["verdict"] == "regressed"
+
+
+def test_compare_reads_stats_when_extra_info_has_no_median():
+    a = run_json([result(f"{A}::test_x", [1.0, 2.0, 3.0])], {})
+    b = run_json([result(f"{A}::test_x", [2.0, 4.0, 6.0]), result(f"{A}::test_only_b", [1.0, 1.0, 1.0])], {})
+    (row,) = bench.compare(a, b)  # only benchmarks present in both
+    assert (row["a_s"], row["b_s"], row["verdict"]) == (2.0, 4.0, "regressed")
+
+
+@pytest.mark.parametrize(("ratio", "code"), [(1.5, 1), (1.02, 0), (0.5, 0)])
+def test_compare_command_exit_status(tmp_path, ratio, code):
+    a, b = pair(ratio, ("x", "y"))
+    pa, pb = write(tmp_path / "a.json", a), write(tmp_path / "b.json", b)
+    out = CliRunner().invoke(bench.bench_app, ["compare", str(pa), str(pb), "--threshold", "0.1"])
+    assert out.exit_code == code, out.output
+    assert "2 compared" in out.output
+
+
+def test_compare_command_with_nothing_in_common_or_no_file(tmp_path):
+    a = run_json([result(f"{A}::test_x", [1.0, 1.0, 1.0])], {})
+    b = run_json([result(f"{B}::test_y", [1.0, 1.0, 1.0])], {})
+    pa, pb = write(tmp_path / "a.json", a), write(tmp_path / "b.json", b)
+    assert CliRunner().invoke(bench.bench_app, ["compare", str(pa), str(pb)]).exit_code == 2
+    missing = CliRunner().invoke(bench.bench_app, ["compare", str(pa), str(tmp_path / "none.json")])
+    assert missing.exit_code != 0 and "no benchmark results" in missing.output
+
+
+def test_compare_command_group_filter(tmp_path):
+    a = run_json([result(f"{A}::test_x", [1e-3] * 3, group="fast"), result(f"{A}::test_y", [1e-3] * 3, group="slow")], {})
+    b = run_json([result(f"{A}::test_x", [1e-3] * 3, group="fast"), result(f"{A}::test_y", [5e-3] * 3, group="slow")], {})
+    pa, pb = write(tmp_path / "a.json", a), write(tmp_path / "b.json", b)
+    assert CliRunner().invoke(bench.bench_app, ["compare", str(pa), str(pb), "--group", "fast"]).exit_code == 0
+    assert CliRunner().invoke(bench.bench_app, ["compare", str(pa), str(pb), "--group", "sl*"]).exit_code == 1
