@@ -5,7 +5,8 @@ A fence names a group and, optionally, how to draw it::
     ```bench
     expand-vs-repeat
     x: size            # extra_info key on the x axis (log scale)
-    plot: time         # time | rate | fraction | none
+    plot: time         # time | fraction | both (default) | none
+    xscale: linear     # log (default, base 2) | linear, for an x that starts at 0
     ```
 
 or compares two stored result files (device keys under ``benchmarks/``)::
@@ -52,6 +53,8 @@ def fmt_time(s: float) -> str:
 
 
 def fmt_rate(extra: dict[str, Any]) -> str:
+    if "speedup" in extra:  # DataLoader workers: the limit is the ideal speedup min(workers, cores)
+        return f"{extra['speedup']:.2f}× (理想 {extra.get('ideal_speedup', '?')}×)"
     if "GFLOPs" in extra:
         return f"{extra['GFLOPs']:.4g} GFLOP/s"
     if "GBps" in extra:
@@ -65,7 +68,7 @@ def _root() -> Path:
     return project_root()
 
 
-OPTIONS = ("x", "plot", "title", "compare", "threshold")
+OPTIONS = ("x", "plot", "xscale", "title", "compare", "threshold")
 
 
 def _parse(source: str) -> tuple[str, dict[str, str]]:
@@ -110,7 +113,8 @@ def _svg(payload: str) -> str:
                     hi = [p[3] for p in pts]
                     ax.fill_between(xs, lo, hi, alpha=0.25, linewidth=0)
                 ax.plot(xs, ys, marker="o", markersize=3, label=name)
-            ax.set_xscale("log", base=2)
+            if spec.get("xscale", "log") == "log":
+                ax.set_xscale("log", base=2)
             if panel.get("log_y", True):
                 ax.set_yscale("log")
             if panel.get("hline"):
@@ -129,7 +133,7 @@ def _svg(payload: str) -> str:
     return text.replace("#000000", "currentColor").replace('width="', 'style="max-width:100%;height:auto" width="', 1)
 
 
-def plot(benches: list[dict[str, Any]], title: str, x: str, mode: str) -> str:
+def plot(benches: list[dict[str, Any]], title: str, x: str, mode: str, xscale: str = "log") -> str:
     """SVG for one device's results of a group: time per call, and achieved rate or fraction."""
     if mode == "none" or not benches:
         return ""
@@ -152,7 +156,10 @@ def plot(benches: list[dict[str, Any]], title: str, x: str, mode: str) -> str:
         panels.append({"series": frac_series, "ylabel": "fraction of limit", "log_y": False, "hline": 1.0})
     if not panels:
         return ""
-    payload = json.dumps({"title": title, "xlabel": x, "panels": panels}, sort_keys=True)
+    spec = {"title": title, "xlabel": x, "panels": panels}
+    if xscale != "log":  # absent by default, so that cached plots of the other groups keep their key
+        spec["xscale"] = xscale
+    payload = json.dumps(spec, sort_keys=True)
     # Drawing costs about a second a plot on a busy machine; the same data gives the same SVG, so
     # a rebuild with unchanged results reads it back instead of importing matplotlib at all.
     import hashlib  # noqa: PLC0415
@@ -223,7 +230,7 @@ def _device_block(key: str, data: dict[str, Any], group: str, opts: dict[str, st
     files = sorted({bench.file_of(b) for b in benches})
     state = bench.freshness(root, data)
     mode = opts.get("plot", "both")
-    svg = plot(benches, f"{group} · {key}", x, mode)
+    svg = plot(benches, f"{group} · {key}", x, mode, opts.get("xscale", "log"))
     return (f'<div class="vf-bench-device" style="flex:1 1 24em;min-width:0">'
             f"<p><strong>{escape(key)}</strong></p>{svg}{_table(benches, x)}"
             f"{_provenance(data, files, state)}</div>")
@@ -265,7 +272,8 @@ def render_compare(opts: dict[str, str], group: str, root: Path) -> str:
             if fnmatch.fnmatchcase(r["group"] or "", group or "*")]
     body = "".join(
         f"<tr><td>{escape(r['group'] or '')}</td><td>{escape(r['name'])}</td><td>{fmt_time(r['a_s'])}</td>"
-        f"<td>{fmt_time(r['b_s'])}</td><td>{r['ratio']:.2f}</td><td>{escape(r['verdict'])}</td></tr>" for r in rows)
+        f"<td>{fmt_time(r['b_s'])}</td><td>{r['ratio']:.2f}</td><td class=\"vf-{r['verdict']}\">{escape(r['verdict'])}</td>"
+        "</tr>" for r in rows)
     worse = sum(r["verdict"] == "regressed" for r in rows)
     return (f'<div class="vf-bench"><p class="vf-prov">A = <code>{escape(a_key)}</code>：'
             f"{escape(bench.machine_line(stored[a_key]))}<br>B = <code>{escape(b_key)}</code>："
