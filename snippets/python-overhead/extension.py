@@ -42,12 +42,14 @@ def _(ctx):
 @claim(
     "cpp-ext.beats-python-loop",
     question=Q,
-    statement="顺序依赖、无法向量化的逐元素循环（扫描）正是 C++ 扩展的用武之地：10 万个元素时它比纯 Python 循环快上百倍，"
-              "比在 tensor 上逐元素索引的 Python 循环快上万倍。",
+    statement="顺序依赖、无法向量化的逐元素循环（扫描）正是 C++ 扩展的用武之地：10 万个元素时它比纯 Python 列表循环快约 10 倍，"
+              "比在 tensor 上逐元素索引的 Python 循环快上千倍。",
     kind="perf",
     needs=["g++"],
     timeout=240,
-    expect={"over_python_list": {">=": 20}, "over_tensor_loop": {">=": 500}},
+    # Quiet machine: about 10x and 1700x. On a loaded machine the 5 ms Python loop gets preempted
+    # while the 0.5 ms C++ call fits in a time slice, which once showed 32x: keep the bound low.
+    expect={"over_python_list": {">=": 4}, "over_tensor_loop": {">=": 300}},
 )
 def _(ctx):
     ops = _ops(ctx)
