@@ -24,6 +24,7 @@ def test_recorded_evidence_is_verified_elsewhere_then_stale_after_an_edit(tmp_pa
     root = tiny_project(tmp_path)
     _as_other_machine(root)
     monkeypatch.setenv("VERIFY_ROOT", str(root))
+    monkeypatch.setattr(session, "RECHECK_S", 0.0)
     sess = session.get()
     assert sess.remote_statuses("tiny.stride") == {"cuda-test-gpu": evidence.VERIFIED_ELSEWHERE}
     row = {r["id"]: r for r in sess.ledger()}["tiny.stride"]

@@ -81,14 +81,17 @@ def load(path: Path) -> dict[str, Any] | None:
     return data
 
 
+_LOADED: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = {}
+
+
 def load_all(root: Path) -> dict[str, dict[str, Any]]:
-    """device key -> stored results, for every file under ``benchmarks/``."""
-    out = {}
-    for path in sorted(bench_dir(root).glob("*.json")):
-        data = load(path)
-        if data is not None:
-            out[path.stem] = data
-    return out
+    """device key -> stored results, for every file under ``benchmarks/``; read again only when changed."""
+    paths = sorted(bench_dir(root).glob("*.json"))
+    key = tuple((p.as_posix(), p.stat().st_mtime_ns, p.stat().st_size) for p in paths)
+    if key not in _LOADED:
+        _LOADED.clear()
+        _LOADED[key] = {p.stem: data for p in paths if (data := load(p)) is not None}
+    return dict(_LOADED[key])
 
 
 def file_of(bench: dict[str, Any]) -> str:

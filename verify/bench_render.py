@@ -23,6 +23,7 @@ black replaced by ``currentColor``, so they follow the light and dark themes.
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import logging
@@ -129,8 +130,15 @@ def _svg(payload: str) -> str:
         fig.savefig(buf, format="svg", transparent=True)
         plt.close(fig)
     text = buf.getvalue()
-    text = text[text.index("<svg"):]
-    return text.replace("#000000", "currentColor").replace('width="', 'style="max-width:100%;height:auto" width="', 1)
+    return text[text.index("<svg"):]
+
+
+def _as_img(svg: str, title: str) -> str:
+    """The plot as one <img> with a data: URI. Inline, an SVG is thousands of tags that every HTML
+    consumer of the page (the search indexer above all) must walk; as an image it is one tag, and
+    it still needs no request. Dark mode inverts it in CSS (``.vf-plot``)."""
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return f'<img class="vf-plot" alt="{escape(title)}" src="data:image/svg+xml;base64,{data}">'
 
 
 def plot(benches: list[dict[str, Any]], title: str, x: str, mode: str, xscale: str = "log") -> str:
@@ -168,13 +176,13 @@ def plot(benches: list[dict[str, Any]], title: str, x: str, mode: str, xscale: s
 
     cached = engine.cache_dir(_root()) / "bench_svg" / (hashlib.sha256(payload.encode()).hexdigest()[:20] + ".svg")
     if cached.is_file():
-        return cached.read_text(encoding="utf-8")
+        return _as_img(cached.read_text(encoding="utf-8"), title)
     svg = _svg(payload)
     cached.parent.mkdir(parents=True, exist_ok=True)
     tmp = cached.with_suffix(".tmp")
     tmp.write_text(svg, encoding="utf-8")
     tmp.replace(cached)
-    return svg
+    return _as_img(svg, title)
 
 
 # --- tables -------------------------------------------------------------------------------------

@@ -55,13 +55,29 @@ def _fingerprint() -> str:
         torch_id = f"{dist.version}@{dist.locate_file('')}"
     except importlib.metadata.PackageNotFoundError:
         torch_id = "absent"
-    parts = [sys.executable, torch_id, cpu_model(), ",".join(sorted(glob.glob("/dev/nvidia[0-9]*"))),
+    # sys.prefix and the resolved interpreter: console scripts start as python, python3 or python3.11.
+    parts = [sys.prefix, os.path.realpath(sys.executable), torch_id, cpu_model(), ",".join(sorted(glob.glob("/dev/nvidia[0-9]*"))),
              os.environ.get("CUDA_VISIBLE_DEVICES", ""), os.environ.get("VERIFY_DEVICE", "")]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
 
+_MEMO: dict[tuple[str, ...], dict[str, Any]] = {}
+
+
 def probe(cache_dir: Path) -> dict[str, Any]:
-    """Facts about torch and the device, from the cache when the fingerprint still matches."""
+    """Facts about torch and the device, from the cache when the fingerprint still matches.
+
+    Remembered in the process as well: asking the package metadata for torch's location is itself
+    slow enough to matter when every benchmark fence of a page asks.
+    """
+    key = (str(cache_dir), sys.executable, os.environ.get("CUDA_VISIBLE_DEVICES", ""),
+           os.environ.get("VERIFY_DEVICE", ""))
+    if key not in _MEMO:
+        _MEMO[key] = _probe(cache_dir)
+    return dict(_MEMO[key])
+
+
+def _probe(cache_dir: Path) -> dict[str, Any]:
     fp = _fingerprint()
     path = cache_dir / "probe.json"
     cached = read_json(path)

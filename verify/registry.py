@@ -7,11 +7,13 @@ and lets the registry hash exactly the files a snippet depends on.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from verify import scan
 from verify.claim import KINDS, NEEDS
 from verify.errors import ClaimError, Failure
 
@@ -166,38 +168,65 @@ def _local_imports(tree: ast.Module, root: Path) -> list[Path]:
 
 def _referenced_files(tree: ast.Module, here: Path) -> list[Path]:
     """Files beside the snippet that it names in a string literal (C++ sources, data)."""
-    out = []
+    beside = {p.name for p in here.iterdir() if p.is_file() and p.suffix != ".py"}
+    names = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+    return [here / name for name in sorted(names & beside)]
+
+
+def _analyse(path: Path, root: Path) -> dict[str, Any]:
+    """Content hash, project imports, files named beside it, and (for snippets) its claims."""
+    data = path.read_bytes()
+    entry: dict[str, Any] = {"sha": hashlib.sha256(data).hexdigest(), "imports": [], "named": [], "claims": [],
+                             "problems": []}
+    if path.suffix != ".py":
+        return entry
+    rel = path.relative_to(root).as_posix()
+    try:
+        tree = ast.parse(data, filename=rel)
+    except SyntaxError as exc:
+        entry["problems"].append(["-", f"syntax error at line {exc.lineno}: {exc.msg}"])
+        return entry
+    entry["imports"] = [p.relative_to(root).as_posix() for p in _local_imports(tree, root)]
+    entry["named"] = [p.relative_to(root).as_posix() for p in _referenced_files(tree, path.parent)]
+    consts = _module_constants(tree)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and 0 < len(node.value) < 200:
-            if "\n" in node.value or "/" in node.value or not node.value.strip():
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for deco in node.decorator_list:
+            call = _decorator_call(deco)
+            if call is None:
                 continue
-            candidate = here / node.value
             try:
-                if candidate.suffix != ".py" and candidate.is_file():
-                    out.append(candidate)
-            except OSError:  # a sentence, not a file name (too long for the file system)
-                continue
-    return out
+                entry["claims"].append(dataclasses.asdict(_parse_claim(call, rel, consts)))
+            except ClaimError as exc:
+                entry["problems"].append(["-", str(exc)])
+    entry["claims"].sort(key=lambda c: c["line"])
+    return entry
+
+
+def _spec(d: dict[str, Any]) -> ClaimSpec:
+    return ClaimSpec(**dict(d, raises=tuple(d["raises"]) if d["raises"] else None, needs=tuple(d["needs"])))
 
 
 def snippet_hash(path: Path, root: Path) -> str:
     """Hash of a snippet, the project modules it imports (transitively) and the files it names."""
-    seen: dict[Path, bytes] = {}
-    todo = [path]
+    cache = scan.for_root(root)
+    root = cache.root
+    path = path.resolve()
+    first = cache.get(path, lambda p: _analyse(p, root))
+    shas: dict[str, str] = {path.relative_to(root).as_posix(): first["sha"]}
+    todo = [*first["imports"], *first["named"]]
     while todo:
-        current = todo.pop()
-        if current in seen:
+        rel = todo.pop()
+        if rel in shas:
             continue
-        data = current.read_bytes()
-        seen[current] = data
-        if current.suffix == ".py":
-            tree = ast.parse(data, filename=str(current))
-            todo += _local_imports(tree, root)
-            if current == path:
-                todo += _referenced_files(tree, current.parent)
+        entry = cache.get(root / rel, lambda p: _analyse(p, root))
+        shas[rel] = entry["sha"]
+        todo += entry["imports"]
+    cache.save()
     digest = hashlib.sha256()
-    for file in sorted(seen, key=lambda p: p.relative_to(root).as_posix()):
-        digest.update(file.relative_to(root).as_posix().encode() + b"\0" + seen[file] + b"\0")
+    for rel in sorted(shas):
+        digest.update(f"{rel}\0{shas[rel]}\0".encode())
     return digest.hexdigest()[:16]
 
 
@@ -206,37 +235,22 @@ def load(root: Path, snippets_dir: str = "snippets") -> Registry:
     claims: dict[str, ClaimSpec] = {}
     files: dict[str, str] = {}
     problems: list[Failure] = []
-    base = root / snippets_dir
-    for path in sorted(base.rglob("*.py")):
+    cache = scan.for_root(root)
+    for path in sorted((cache.root / snippets_dir).rglob("*.py")):
         if path.name.startswith("_"):
             continue
-        rel = path.relative_to(root).as_posix()
-        try:
-            tree = ast.parse(path.read_bytes(), filename=rel)
-        except SyntaxError as exc:
-            problems.append(Failure("-", rel, f"syntax error at line {exc.lineno}: {exc.msg}", snippet=rel))
-            continue
-        found = False
-        consts = _module_constants(tree)
-        for node in ast.walk(tree):
-            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        rel = path.relative_to(cache.root).as_posix()
+        entry = cache.get(path, lambda p: _analyse(p, cache.root))
+        problems += [Failure(cid, rel, message, snippet=rel) for cid, message in entry["problems"]]
+        for data in entry["claims"]:
+            spec = _spec(data)
+            if spec.id in claims:
+                other = claims[spec.id]
+                problems.append(Failure(spec.id, rel, f"duplicate claim id: declared at {other.snippet}:{other.line} "
+                                        f"and {rel}:{spec.line}", snippet=rel))
                 continue
-            for deco in node.decorator_list:
-                call = _decorator_call(deco)
-                if call is None:
-                    continue
-                found = True
-                try:
-                    spec = _parse_claim(call, rel, consts)
-                except ClaimError as exc:
-                    problems.append(Failure("-", rel, str(exc), snippet=rel))
-                    continue
-                if spec.id in claims:
-                    other = claims[spec.id]
-                    problems.append(Failure(spec.id, rel, f"duplicate claim id: declared at {other.snippet}:{other.line} "
-                                            f"and {rel}:{spec.line}", snippet=rel))
-                    continue
-                claims[spec.id] = spec
-        if found:
-            files[rel] = snippet_hash(path, root)
+            claims[spec.id] = spec
+        if entry["claims"]:
+            files[rel] = snippet_hash(path, cache.root)
+    cache.save()
     return Registry(root=root, claims=claims, files=files, problems=problems)

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import logging
+import os
 from functools import lru_cache
 from html import escape
 from pathlib import Path
 from typing import Any
 
-from verify import evidence, session
+from verify import engine, evidence, session
 from verify.matchers import describe, normalise
 
 log = logging.getLogger("mkdocs.verify")
@@ -66,27 +68,54 @@ def _rounded(value: Any) -> Any:
     return value
 
 
-@lru_cache(maxsize=256)
-def _function_source(path: str, line: int, mtime: float) -> str:
-    """The decorated function that starts at ``line`` (decorator included)."""
+@lru_cache(maxsize=64)
+def _function_sources(path: str, mtime_ns: int) -> dict[int, str]:
+    """Every decorated function of a file, keyed by each line from its first decorator to its ``def``."""
     text = Path(path).read_text(encoding="utf-8")
-    tree = ast.parse(text)
     lines = text.splitlines()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and node.decorator_list:
+    out: dict[int, str] = {}
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.decorator_list:
             first = min(d.lineno for d in node.decorator_list)
-            if first <= line <= node.lineno:
-                return "\n".join(lines[first - 1 : node.end_lineno])
-    return ""
+            source = "\n".join(lines[first - 1 : node.end_lineno])
+            out.update(dict.fromkeys(range(first, node.lineno + 1), source))
+    return out
+
+
+def _function_source(path: Path, line: int) -> str:
+    """The decorated function whose decorator starts at ``line``."""
+    return _function_sources(str(path), path.stat().st_mtime_ns).get(line, "")
 
 
 def _highlight(code: str) -> str:
+    """Pygments HTML for a claim's code, cached on disk by content: a warm build skips the lexer."""
+    key = hashlib.sha256(code.encode()).hexdigest()[:20]
+    path = engine.cache_dir(session.project_root()) / "render" / f"{key}.html"
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        pass
     from pygments import highlight  # noqa: PLC0415
     from pygments.formatters import HtmlFormatter  # noqa: PLC0415
     from pygments.lexers import PythonLexer  # noqa: PLC0415
 
     body = highlight(code, PythonLexer(), HtmlFormatter(nowrap=True))
-    return f'<div class="highlight"><pre><code>{body}</code></pre></div>'
+    html = f'<div class="highlight"><pre><code>{body}</code></pre></div>'
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(html, encoding="utf-8")
+    os.replace(tmp, path)
+    return html
+
+
+def _code_block(code: str) -> str:
+    """The highlighted code inside a ``text/html`` script, unpacked by ``evidence.js`` on load.
+
+    Thousands of highlighting spans per page cost every HTML consumer at build time (the search
+    indexer walks them even where it excludes them); inside a script element they are one token.
+    Pygments escapes ``<`` in the code, so the content cannot close the script element early.
+    """
+    return f'<script type="text/html" class="vf-code-src">{_highlight(code)}</script>'
 
 
 def _badge(status: str, where: str) -> str:
@@ -133,7 +162,7 @@ def _provenance(record: dict[str, Any] | None) -> str:
     return f'<p class="vf-prov">{items}</p>'
 
 
-def _claim_html(cid: str, sess: session.Session, full: bool = False) -> str:
+def _claim_html(cid: str, sess: session.Session) -> str:
     reg = sess.outcome.registry
     spec = reg.claims.get(cid)
     if spec is None:
@@ -149,7 +178,7 @@ def _claim_html(cid: str, sess: session.Session, full: bool = False) -> str:
     if record and record["outcome"] not in ("pass",):
         message = f'<p class="vf-msg">{escape(record["message"])}</p>'
     source_path = reg.root / spec.snippet
-    code = _function_source(str(source_path), spec.line, source_path.stat().st_mtime)
+    code = _function_source(source_path, spec.line)
     output = (record or {}).get("output", "").strip()
     remote_tables = []
     for dev in sess.remote_statuses(cid):
@@ -162,13 +191,15 @@ def _claim_html(cid: str, sess: session.Session, full: bool = False) -> str:
         _provenance(record),
         *remote_tables,
         f'<p class="vf-src">代码：<code>{escape(spec.snippet)}:{spec.line}</code></p>',
-        _highlight(code) if code else "",
+        _code_block(code) if code else "",
         f'<p>运行输出：</p><pre class="vf-out">{escape(output)}</pre>' if output else "",
     ])
-    open_attr = " open" if full or status == evidence.FAILED else ""
+    open_attr = " open" if status == evidence.FAILED else ""
     return (f'<div class="vf-claim" id="claim-{escape(cid)}" data-claim="{escape(cid)}">'
             f'<details{open_attr}><summary>{"".join(badges)} <code class="vf-id">{escape(cid)}</code> '
-            f'<span class="vf-stmt">{escape(spec.statement)}</span></summary>{details}</details></div>')
+            f'<span class="vf-stmt">{escape(spec.statement)}</span></summary>'
+            # Values, provenance and code stay out of the search index: search finds the sentence.
+            f'<div data-search-exclude>{details}</div></details></div>')
 
 
 def _safe(fence):
@@ -194,17 +225,45 @@ def claim_fence(source: str, language: str, class_name: str, options: dict, md: 
 
 @_safe
 def evidence_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
-    """```evidence fence: every claim of a question, in full, with a count by status."""
+    """```evidence fence: every claim of a question as one table, with counts by status here and elsewhere.
+
+    The full evidence (values, provenance, code) is beside each sentence; this table links to it.
+    """
     sess = session.get()
     qid = source.strip()
     claims = [c for c, s in sorted(sess.outcome.registry.claims.items()) if s.question == qid]
+    if not claims:
+        raise ValueError(f"no claim belongs to question {qid!r}")
     counts: dict[str, int] = {}
+    remote_counts: dict[str, dict[str, int]] = {}
+    rows = []
     for cid in claims:
+        spec = sess.outcome.registry.claims[cid]
+        record = sess.outcome.local.get(cid)
         st = sess.outcome.status(cid)
         counts[st] = counts.get(st, 0) + 1
-    summary = "，".join(f"{LABELS[k][1]} {v} 条" for k, v in sorted(counts.items()))
-    head = f'<p class="vf-count">本题共 {len(claims)} 条论断（本机）：{escape(summary)}。</p>'
-    return '<div class="vf-evidence">' + head + "".join(_claim_html(c, sess) for c in claims) + "</div>"
+        others = []
+        for dev, rst in sess.remote_statuses(cid).items():
+            name = sess.outcome.remote[dev][cid].get("provenance", {}).get("device_name") or dev
+            remote_counts.setdefault(name, {})
+            remote_counts[name][rst] = remote_counts[name].get(rst, 0) + 1
+            others.append(_badge(rst, f" · {name}"))
+        page = sess.page_of(cid) or ""
+        href = f"#claim-{cid}" if page.endswith(f"{qid}.md") else f"../../{page[:-3]}/#claim-{cid}"
+        observed = fmt_value((record or {}).get("observed") or (record or {}).get("message") or "")
+        rows.append(f'<tr><td><a href="{escape(href)}"><code>{escape(cid)}</code></a></td>'
+                    f"<td>{escape(spec.statement)}</td><td>{_badge(st, '')}{''.join(others)}</td>"
+                    f'<td class="vf-obs">{escape(observed[:200])}</td></tr>')
+
+    def line(name: str, c: dict[str, int]) -> str:
+        return f"{name}：" + "，".join(f"{LABELS[k][1]} {v} 条" for k, v in sorted(c.items()))
+
+    summary = [line(f"本机（{sess.outcome.probe['device_name']}）", counts)]
+    summary += [line(name, c) for name, c in sorted(remote_counts.items())]
+    head = f'<p class="vf-count">本题共 {len(claims)} 条论断。' + "；".join(escape(x) for x in summary) + "。</p>"
+    table = ('<table class="vf-evidence-table"><thead><tr><th>论断</th><th>内容</th><th>状态</th><th>观测值</th>'
+             f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+    return f'<div class="vf-evidence" data-search-exclude>{head}{table}</div>'
 
 
 @_safe
@@ -232,7 +291,7 @@ def ledger_fence(source: str, language: str, class_name: str, options: dict, md:
     q_opts = "".join(f'<option value="{escape(q)}">{escape(q)}</option>' for q in questions)
     s_opts = "".join(f'<option value="{k}">{escape(v[1])}</option>' for k, v in LABELS.items())
     return (
-        '<div class="vf-ledger"><div class="vf-filters">'
+        '<div class="vf-ledger" data-search-exclude><div class="vf-filters">'
         '<input type="search" class="vf-filter-text" placeholder="按 id、题目或内容筛选" aria-label="筛选">'
         f'<select class="vf-filter-question" aria-label="题目"><option value="">全部题目</option>{q_opts}</select>'
         f'<select class="vf-filter-status" aria-label="状态"><option value="">全部状态</option>{s_opts}</select>'

@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,8 @@ FENCE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[ \t]*claim[ \t]*\n[ \t]*([^\s`~]+)",
 
 _lock = threading.Lock()
 _current: Session | None = None
+_checked_at = 0.0
+RECHECK_S = 1.0
 
 
 def _signature(root: Path) -> tuple[tuple[str, int, int], ...]:
@@ -118,10 +121,18 @@ def project_root() -> Path:
 
 
 def get() -> Session:
-    """The session for the project being built, created (and verified) on first use."""
-    global _current
+    """The session for the project being built, created (and verified) on first use.
+
+    Sources are re-checked at most once per ``RECHECK_S`` seconds: a build renders its fences within
+    moments of each other, while ``mkdocs serve`` rebuilds only after a file has changed.
+    """
+    global _current, _checked_at
     root = project_root().resolve()
     with _lock:
+        now = time.monotonic()
+        if _current is not None and _current.root == root and now - _checked_at < RECHECK_S:
+            return _current
+        _checked_at = now
         signature = _signature(root)
         if _current is None or _current.root != root or _current.signature != signature:
             if _current is not None and _current.root == root:

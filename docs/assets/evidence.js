@@ -1,7 +1,17 @@
 // Filter the evidence ledger table by text, question and status. Runs on every page load,
 // including Material's instant navigation (document$), and does nothing where there is no ledger.
 (function () {
+  function unpackCode() {
+    // Each claim's highlighted code ships inside <script type="text/html"> (see verify/render.py).
+    document.querySelectorAll("script.vf-code-src").forEach(function (src) {
+      var holder = document.createElement("div");
+      holder.className = "vf-code";
+      holder.innerHTML = src.textContent;
+      src.replaceWith(holder);
+    });
+  }
   function setup() {
+    unpackCode();
     document.querySelectorAll(".vf-ledger").forEach(function (ledger) {
       if (ledger.dataset.ready) return;
       ledger.dataset.ready = "1";

@@ -7,12 +7,15 @@ once, each naming the file and the field.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from pathlib import Path
 from typing import Any
 
+from verify import scan
 from verify.errors import ClaimError
+from verify.store import atomic_write_json, read_json
 
 BANK_VERSION = 1
 SECTIONS = ("普通回答", "更好的回答", "考察点", "追问", "证据")
@@ -277,7 +280,36 @@ def parse_page(path: Path, docs_dir: Path, *, html: bool = True) -> tuple[dict[s
     return entry, []
 
 
+_MEMO: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+
 def build_bank(docs_dir: Path, *, html: bool = True) -> dict[str, Any]:
+    """The bank, rebuilt only when a question page changed.
+
+    Remembered in the process (the quiz fence and the site hook share it) and on disk in the
+    project cache (a warm site build does not render the answers again).
+    """
+    docs_dir = Path(docs_dir).resolve()
+    pages = sorted((docs_dir / "questions").glob("*.md"))
+    stamps = [[p.name, p.stat().st_mtime_ns, p.stat().st_size] for p in pages]
+    key = (str(docs_dir), html, json.dumps(stamps))
+    if key not in _MEMO:
+        disk = scan.cache_dir(docs_dir.parent) / f"quizbank-{'html' if html else 'text'}.json"
+        cached = read_json(disk)
+        if isinstance(cached, dict) and cached.get("key") == list(key) and isinstance(cached.get("bank"), dict):
+            bank = cached["bank"]
+        else:
+            bank = _build_bank(docs_dir, html=html)
+            try:
+                atomic_write_json(disk, {"key": list(key), "bank": bank})
+            except OSError:
+                pass
+        _MEMO.clear()
+        _MEMO[key] = bank
+    return copy.deepcopy(_MEMO[key])
+
+
+def _build_bank(docs_dir: Path, *, html: bool = True) -> dict[str, Any]:
     """Every ``docs_dir/questions/*.md`` as one validated bank; raises BankError naming file and field.
 
     Args:
