@@ -2,29 +2,24 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
+from tests._browser import ARTIFACTS, CHROMIUM, serve
+from tests._browser import browser as launch_browser
 from verify.quiz.samples import write_sample_docs
 from verify.quiz.scoring import score
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 
 MKDOCS_YML = """site_name: 测验
 docs_dir: docs
@@ -52,11 +47,6 @@ markdown_extensions:
 """
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     root = tmp_path_factory.mktemp("quizsite")
@@ -69,25 +59,16 @@ def site(tmp_path_factory):
     env = dict(os.environ, VERIFY_ROOT=str(root), NO_MKDOCS_2_WARNING="1")
     subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / "mkdocs.yml")], check=True,
                    env=env, cwd=root, timeout=180)
-    handler = functools.partial(_Quiet, directory=str(root / "site"))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serve(root / "site") as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
 def browser():
     if not Path(CHROMIUM).exists():
-        pytest.skip("Debian chromium is not installed")
-    from playwright.sync_api import sync_playwright  # noqa: PLC0415
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
+        pytest.fail("Debian chromium is not installed: `make system-deps` installs it")
+    with launch_browser() as chromium:
+        yield chromium
 
 
 @pytest.fixture
