@@ -37,6 +37,9 @@
       apply();
     });
   }
+  // Unpack at once, before Material mounts its components (code copy buttons) on this page;
+  // instant navigation loads later pages through document$.
+  unpackCode();
   if (typeof document$ !== "undefined") { document$.subscribe(setup); } else {
     document.addEventListener("DOMContentLoaded", setup);
   }
