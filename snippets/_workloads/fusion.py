@@ -52,6 +52,18 @@ def transcendental_chain(x: torch.Tensor) -> torch.Tensor:
     return torch.tanh(torch.exp(torch.sin(x)))
 
 
+def transcendental_chain_out(x: torch.Tensor, tmp: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+    """``transcendental_chain`` in eager mode writing into preallocated buffers (no allocation)."""
+    torch.sin(x, out=tmp)
+    torch.exp(tmp, out=out)
+    return torch.tanh(out, out=out)
+
+
+def transcendental_chain_into(x: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+    """``transcendental_chain`` writing into a caller's buffer; compiled, Inductor writes there directly."""
+    return out.copy_(transcendental_chain(x))
+
+
 # --- reduction, GEMM, attention --------------------------------------------------------------
 
 def rms_norm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:

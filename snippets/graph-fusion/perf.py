@@ -21,6 +21,8 @@ from snippets._workloads.fusion import (
     compiled,
     gemm_bias_relu,
     transcendental_chain,
+    transcendental_chain_into,
+    transcendental_chain_out,
 )
 from verify.claim import claim
 from verify.timing import compare, ratio
@@ -137,19 +139,22 @@ def _(ctx):
 @claim(
     "gain.cheap-vs-transcendental",
     question="graph-fusion",
-    statement="字节数相同的两条三步链，算得少的（乘、加、relu）融合后快 1.5 倍以上，算得多的（sin、exp、tanh）几乎不变（不到 1.3 倍）：后者的时间花在算术上，省下的内存读写占比很小。",
+    statement="字节数相同的两条三步链，输出都预先分配好：算得少的（乘、加、relu）融合后快 1.3 倍以上（本机约 1.7 倍），算得多的（sin、exp、tanh）几乎不变甚至略慢（不到 1.3 倍，本机约 0.9 倍）：后者的时间花在算术上，省下的内存读写占比很小。",
     kind="perf",
-    expect={"speedup_cheap": {">=": 1.5}, "speedup_transcendental": {"<": 1.3}},
+    expect={"speedup_cheap": {">=": 1.3}, "speedup_transcendental": {"<": 1.3}},
 )
 def _(ctx):
-    x = torch.randn(SIZES["1M"])
+    # Preallocated outputs: with fresh ones, how often a 4 MiB output page-faults depends on the
+    # allocator's state, and eager (three outputs) pays it three times; one run here measured the
+    # transcendental chain 1.55x faster compiled for that reason alone, the next 0.88x.
+    x, tmp, out, out_c, out_h = (torch.randn(SIZES["1M"]) for _ in range(5))
     with one_thread():
-        cheap, _ = compiled(cheap_chain, x, dynamic=True)
-        heavy, _ = compiled(transcendental_chain, x, dynamic=True)
+        cheap, _ = compiled(cheap_chain_into, x, out_c, dynamic=True)
+        heavy, _ = compiled(transcendental_chain_into, x, out_h, dynamic=True)
         t = compare({
-            "cheap_eager": lambda: cheap_chain(x), "cheap_compiled": lambda: cheap(x),
-            "transcendental_eager": lambda: transcendental_chain(x),
-            "transcendental_compiled": lambda: heavy(x),
+            "cheap_eager": lambda: cheap_chain_out(x, tmp, out), "cheap_compiled": lambda: cheap(x, out_c),
+            "transcendental_eager": lambda: transcendental_chain_out(x, tmp, out),
+            "transcendental_compiled": lambda: heavy(x, out_h),
         }, rounds=15, warmup=1, inner=2)
     return {
         "threads": 1,
