@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from verify import bench
+from verify.render import safe_fence
 
 log = logging.getLogger("mkdocs.verify")
 _lock = threading.Lock()
@@ -69,7 +70,7 @@ def _root() -> Path:
     return project_root()
 
 
-OPTIONS = ("x", "plot", "xscale", "title", "compare", "threshold")
+OPTIONS = ("x", "plot", "xscale", "title", "compare", "threshold", "needs")
 
 
 def _parse(source: str) -> tuple[str, dict[str, str]]:
@@ -80,6 +81,8 @@ def _parse(source: str) -> tuple[str, dict[str, str]]:
         key, sep, value = line.partition(":")
         if sep and key.strip() in OPTIONS:
             opts[key.strip()] = value.strip()
+        elif sep:
+            raise ValueError(f"unknown option {key.strip()!r} (known: {', '.join(OPTIONS)})")
         elif line:
             group = line
     return group, opts
@@ -260,6 +263,10 @@ def render_group(group: str, opts: dict[str, str], root: Path) -> str:
         here = ""
     order = sorted(stored, key=lambda k: (k != here, k))
     blocks = [b for k in order if (b := _device_block(k, stored[k], group, opts, root))]
+    if not blocks and opts.get("needs") == "cuda" and not here.startswith("cuda"):
+        return (f'<div class="vf-bench"><p class="vf-prov"><span class="vf-badge vf-cuda">需要 CUDA，本机未运行</span>'
+                f"基准组 <code>{escape(group)}</code> 只在 GPU 上有意义；在 GPU 机器上运行 <code>make record-gpu</code> "
+                "并提交 <code>benchmarks/</code> 下的结果后，这里显示它。</p></div>")
     if not blocks:
         log.info("verify: no benchmark results for group %s; run `verify bench run`", group)
         return (f'<div class="vf-bench"><p class="vf-prov"><span class="vf-badge vf-none">尚无结果</span>'
@@ -291,6 +298,7 @@ def render_compare(opts: dict[str, str], group: str, root: Path) -> str:
             f"<th>判定</th></tr></thead><tbody>{body}</tbody></table></div>")
 
 
+@safe_fence
 def bench_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
     """```bench fence: a group's results on every device that has them, or a comparison."""
     group, opts = _parse(source)

@@ -202,7 +202,7 @@ def _claim_html(cid: str, sess: session.Session) -> str:
             f'<div data-search-exclude>{details}</div></details></div>')
 
 
-def _safe(fence):
+def safe_fence(fence):
     """Superfences swallows a formatter's exception and shows the raw block; say what broke instead."""
 
     @functools.wraps(fence)
@@ -217,13 +217,13 @@ def _safe(fence):
     return wrapper
 
 
-@_safe
+@safe_fence
 def claim_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
     """```claim fence: one claim's badge, observed values, provenance and code."""
     return _claim_html(source.strip(), session.get())
 
 
-@_safe
+@safe_fence
 def evidence_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
     """```evidence fence: every claim of a question as one table, with counts by status here and elsewhere.
 
@@ -266,7 +266,7 @@ def evidence_fence(source: str, language: str, class_name: str, options: dict, m
     return f'<div class="vf-evidence" data-search-exclude>{head}{table}</div>'
 
 
-@_safe
+@safe_fence
 def ledger_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
     """```ledger fence: every claim as a filterable table (the site also ships evidence.json)."""
     rows = session.get().ledger()
