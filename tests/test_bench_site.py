@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from verify import engine, timing
-from verify.cli import project_root
+from verify.paths import project_root
 
 pytestmark = pytest.mark.bench
 ROOT = project_root()

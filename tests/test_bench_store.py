@@ -198,3 +198,29 @@ def test_compare_command_group_filter(tmp_path):
     pa, pb = write(tmp_path / "a.json", a), write(tmp_path / "b.json", b)
     assert CliRunner().invoke(bench.bench_app, ["compare", str(pa), str(pb), "--group", "fast"]).exit_code == 0
     assert CliRunner().invoke(bench.bench_app, ["compare", str(pa), str(pb), "--group", "sl*"]).exit_code == 1
+
+
+def test_benchmark_hash_follows_workloads_and_measuring_code_not_storage(tmp_path):
+    from verify.registry import snippet_hash
+
+    files = {
+        "tests/test_bench_x.py": "import pytest\nfrom snippets._workloads import w\nfrom verify import bench_plugin, bench\n"
+                                 "pytestmark = pytest.mark.bench\n",
+        "snippets/_workloads/__init__.py": "", "snippets/_workloads/w.py": "N = 1\n",
+        "verify/__init__.py": "", "verify/bench_plugin.py": "X = 1\n", "verify/bench.py": "Y = 1\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+
+    def digest() -> str:
+        return snippet_hash(tmp_path / "tests/test_bench_x.py", tmp_path, follow=bench._measures)
+
+    before = digest()
+    (tmp_path / "verify/bench.py").write_text("Y = 2  # storage changed\n")
+    assert digest() == before
+    (tmp_path / "verify/bench_plugin.py").write_text("X = 2\n")
+    after_plugin = digest()
+    assert after_plugin != before
+    (tmp_path / "snippets/_workloads/w.py").write_text("N = 2\n")
+    assert digest() != after_plugin

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from verify import engine, registry
-from verify.cli import project_root
+from verify.paths import project_root
 
 ROOT = project_root()
 CLAIMS = sorted(registry.load(ROOT).claims.values(), key=lambda s: s.id)

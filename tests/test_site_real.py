@@ -14,7 +14,7 @@ from urllib.parse import urlparse
 import pytest
 
 from tests._browser import ARTIFACTS, browser, serve
-from verify.cli import project_root
+from verify.paths import project_root
 
 pytestmark = pytest.mark.slow
 ROOT = project_root()

@@ -31,6 +31,7 @@ from typing import Annotated, Any
 import typer
 
 from verify.store import CORRUPT, atomic_write_json, read_json
+from verify.units import fmt_rate, fmt_time
 
 FORMAT = 1
 TEST_GLOB = "tests/test_bench_*.py"
@@ -62,6 +63,15 @@ def bench_files(root: Path) -> list[str]:
 _HASHES: dict[tuple, dict[str, str]] = {}
 
 
+# Of the project's own modules, only these change what a benchmark measures; the rest (storage,
+# rendering, the CLI) can change without making the stored results stale.
+MEASURING = ("verify/bench_plugin.py", "verify/timing.py")
+
+
+def _measures(rel: str) -> bool:
+    return not rel.startswith("verify/") or rel in MEASURING
+
+
 def current_hashes(root: Path) -> dict[str, str]:
     """Benchmark file -> hash of it and what it imports; recomputed only when a source changed."""
     from verify.registry import snippet_hash  # noqa: PLC0415
@@ -70,7 +80,7 @@ def current_hashes(root: Path) -> dict[str, str]:
                        for sub in ("tests", "snippets", "verify") for p in (root / sub).rglob("*.py")))
     if sig not in _HASHES:
         _HASHES.clear()
-        _HASHES[sig] = {f: snippet_hash(root / f, root) for f in bench_files(root)}
+        _HASHES[sig] = {f: snippet_hash(root / f, root, follow=_measures) for f in bench_files(root)}
     return dict(_HASHES[sig])
 
 
@@ -224,7 +234,7 @@ def machine_line(data: dict[str, Any]) -> str:
 # --- CLI --------------------------------------------------------------------------------------
 
 def _root() -> Path:
-    from verify.cli import project_root  # noqa: PLC0415
+    from verify.paths import project_root  # noqa: PLC0415
 
     return project_root()
 
@@ -263,7 +273,6 @@ def show_cmd(device: Annotated[str, typer.Option(help="device key (default: ever
     from rich.console import Console  # noqa: PLC0415
     from rich.table import Table  # noqa: PLC0415
 
-    from verify.bench_render import fmt_rate, fmt_time  # noqa: PLC0415
 
     root = _root()
     console = Console()
@@ -292,7 +301,6 @@ def compare_cmd(
     from rich.console import Console  # noqa: PLC0415
     from rich.table import Table  # noqa: PLC0415
 
-    from verify.bench_render import fmt_time  # noqa: PLC0415
 
     root = _root()
     da, db = load(_resolve(root, a)), load(_resolve(root, b))

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from verify import bench
+from verify.units import fmt_rate, fmt_time
 from verify.render import safe_fence
 
 log = logging.getLogger("mkdocs.verify")
@@ -44,28 +45,8 @@ STATE_LABEL = {"current": ("ok", "结果与基准代码一致"), "stale": ("stal
                "missing": ("none", "本设备尚无结果")}
 
 
-def fmt_time(s: float) -> str:
-    if s >= 1:
-        return f"{s:.2f} s"
-    if s >= 1e-3:
-        return f"{s * 1e3:.3g} ms"
-    if s >= 1e-6:
-        return f"{s * 1e6:.3g} µs"
-    return f"{s * 1e9:.3g} ns"
-
-
-def fmt_rate(extra: dict[str, Any]) -> str:
-    if "speedup" in extra:  # DataLoader workers: the limit is the ideal speedup min(workers, cores)
-        return f"{extra['speedup']:.2f}× (理想 {extra.get('ideal_speedup', '?')}×)"
-    if "GFLOPs" in extra:
-        return f"{extra['GFLOPs']:.4g} GFLOP/s"
-    if "GBps" in extra:
-        return f"{extra['GBps']:.3g} GB/s"
-    return ""
-
-
 def _root() -> Path:
-    from verify.cli import project_root  # noqa: PLC0415
+    from verify.paths import project_root  # noqa: PLC0415
 
     return project_root()
 

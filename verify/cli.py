@@ -14,18 +14,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from verify.paths import project_root
+
 app = typer.Typer(help="Run the knowledge base's claims, inspect their evidence, practise its questions.",
                   no_args_is_help=True, add_completion=False)
 console = Console()
 
 DeviceOpt = Annotated[str, typer.Option(help="any | cpu | cuda: keep claims that need (or do not need) CUDA")]
-
-
-def project_root() -> Path:
-    """The checkout: the folder above the ``verify`` package, or $VERIFY_ROOT."""
-    import os  # noqa: PLC0415
-
-    return Path(os.environ.get("VERIFY_ROOT", Path(__file__).resolve().parent.parent))
 
 
 def _selector(ids: list[str], question: str | None, device: str):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verify import evidence, recorded, registry, runner, scan
+from verify import evidence, paths, recorded, registry, runner
 from verify.cache import EvidenceCache
 from verify.errors import Failure
 from verify.probe import git_commit, now, probe
@@ -38,7 +38,7 @@ class Outcome:
                                   local=True)
 
 
-cache_dir = scan.cache_dir
+cache_dir = paths.cache_dir
 
 
 def _version_tuple(text: str) -> tuple[int, ...]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -208,8 +209,11 @@ def _spec(d: dict[str, Any]) -> ClaimSpec:
     return ClaimSpec(**dict(d, raises=tuple(d["raises"]) if d["raises"] else None, needs=tuple(d["needs"])))
 
 
-def snippet_hash(path: Path, root: Path) -> str:
-    """Hash of a snippet, the project modules it imports (transitively) and the files it names."""
+def snippet_hash(path: Path, root: Path, follow: Callable[[str], bool] | None = None) -> str:
+    """Hash of a snippet, the project modules it imports (transitively) and the files it names.
+
+    ``follow`` (a path relative to the root -> bool) limits which imported modules count.
+    """
     cache = scan.for_root(root)
     root = cache.root
     path = path.resolve()
@@ -218,7 +222,7 @@ def snippet_hash(path: Path, root: Path) -> str:
     todo = [*first["imports"], *first["named"]]
     while todo:
         rel = todo.pop()
-        if rel in shas:
+        if rel in shas or (follow and not follow(rel)):
             continue
         entry = cache.get(root / rel, lambda p: _analyse(p, root))
         shas[rel] = entry["sha"]

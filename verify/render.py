@@ -19,6 +19,7 @@ from typing import Any
 
 from verify import engine, evidence, session
 from verify.matchers import describe, normalise
+from verify.units import fmt_time
 
 log = logging.getLogger("mkdocs.verify")
 
@@ -36,18 +37,10 @@ def _short_date(iso: str | None) -> str:
     return (iso or "")[:10]
 
 
-def fmt_seconds(s: float) -> str:
-    if s >= 1:
-        return f"{s:.2f} s"
-    if s >= 1e-3:
-        return f"{s * 1e3:.2f} ms"
-    return f"{s * 1e6:.1f} µs"
-
-
 def fmt_value(value: Any) -> str:
     """Readable text for an observed value; timing dicts show median, spread and rounds."""
     if isinstance(value, dict) and "median_s" in value:
-        return (f"中位数 {fmt_seconds(value['median_s'])}（IQR/中位数 {value.get('spread', 0) * 100:.0f}%，"
+        return (f"中位数 {fmt_time(value['median_s'])}（IQR/中位数 {value.get('spread', 0) * 100:.0f}%，"
                 f"n={value.get('n')}）")
     if isinstance(value, dict) and value and all(isinstance(v, dict) and "median_s" in v for v in value.values()):
         return "；".join(f"{k}: {fmt_value(v)}" for k, v in value.items())
@@ -156,7 +149,7 @@ def _provenance(record: dict[str, Any] | None) -> str:
     fields = [("设备", prov.get("device_name")), ("torch", f"{prov.get('torch')} ({prov.get('torch_build')})"),
               ("Python", prov.get("python")), ("系统", prov.get("os")), ("线程", prov.get("threads")),
               ("提交", prov.get("git_commit")), ("时间", prov.get("date")),
-              ("代码哈希", record.get("snippet_hash")), ("耗时", fmt_seconds(record["duration_s"])
+              ("代码哈希", record.get("snippet_hash")), ("耗时", fmt_time(record["duration_s"])
                                                         if record.get("duration_s") else None)]
     items = "".join(f"<span><b>{escape(k)}</b> {escape(str(v))}</span>" for k, v in fields if v not in (None, ""))
     return f'<p class="vf-prov">{items}</p>'

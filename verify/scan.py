@@ -7,20 +7,15 @@ size and its folder's mtime (a file named by a snippet may appear beside it) are
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from verify.paths import cache_dir
 from verify.store import CORRUPT, atomic_write_json, read_json
 
 FORMAT = 1
 _CACHES: dict[Path, ScanCache] = {}
-
-
-def cache_dir(root: Path) -> Path:
-    """The project's cache folder: $VERIFY_CACHE_DIR, or .cache in the checkout."""
-    return Path(os.environ.get("VERIFY_CACHE_DIR", root / ".cache"))
 
 
 class ScanCache:

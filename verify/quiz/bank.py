@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from verify import scan
+from verify import paths
 from verify.errors import ClaimError
 from verify.store import atomic_write_json, read_json
 
@@ -294,7 +294,7 @@ def build_bank(docs_dir: Path, *, html: bool = True) -> dict[str, Any]:
     stamps = [[p.name, p.stat().st_mtime_ns, p.stat().st_size] for p in pages]
     key = (str(docs_dir), html, json.dumps(stamps))
     if key not in _MEMO:
-        disk = scan.cache_dir(docs_dir.parent) / f"quizbank-{'html' if html else 'text'}.json"
+        disk = paths.cache_dir(docs_dir.parent) / f"quizbank-{'html' if html else 'text'}.json"
         cached = read_json(disk)
         if isinstance(cached, dict) and cached.get("key") == list(key) and isinstance(cached.get("bank"), dict):
             bank = cached["bank"]

@@ -34,7 +34,7 @@ DocsOpt = Annotated[Path | None, typer.Option("--docs", help="docs folder holdin
 def _docs_dir(docs: Path | None) -> Path:
     if docs:
         return docs
-    from verify.cli import project_root  # noqa: PLC0415
+    from verify.paths import project_root  # noqa: PLC0415
 
     return project_root() / "docs"
 

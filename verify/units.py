@@ -1,0 +1,25 @@
+"""Numbers as a reader sees them: durations and achieved rates, for pages and terminal tables alike."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def fmt_time(s: float) -> str:
+    if s >= 1:
+        return f"{s:.2f} s"
+    if s >= 1e-3:
+        return f"{s * 1e3:.3g} ms"
+    if s >= 1e-6:
+        return f"{s * 1e6:.3g} µs"
+    return f"{s * 1e9:.3g} ns"
+
+
+def fmt_rate(extra: dict[str, Any]) -> str:
+    if "speedup" in extra:  # DataLoader workers: the limit is the ideal speedup min(workers, cores)
+        return f"{extra['speedup']:.2f}× (理想 {extra.get('ideal_speedup', '?')}×)"
+    if "GFLOPs" in extra:
+        return f"{extra['GFLOPs']:.4g} GFLOP/s"
+    if "GBps" in extra:
+        return f"{extra['GBps']:.3g} GB/s"
+    return ""
