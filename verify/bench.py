@@ -72,15 +72,20 @@ def _measures(rel: str) -> bool:
     return not rel.startswith("verify/") or rel in MEASURING
 
 
-def current_hashes(root: Path) -> dict[str, str]:
-    """Benchmark file -> hash of it and what it imports; recomputed only when a source changed."""
+def source_hash(root: Path, rel: str) -> str:
+    """What a stored result is current for: the benchmark file, its workloads, the measuring code."""
     from verify.registry import snippet_hash  # noqa: PLC0415
 
+    return snippet_hash(root / rel, root, follow=_measures)
+
+
+def current_hashes(root: Path) -> dict[str, str]:
+    """Benchmark file -> hash of it and what it imports; recomputed only when a source changed."""
     sig = tuple(sorted((p.as_posix(), p.stat().st_mtime_ns, p.stat().st_size)
                        for sub in ("tests", "snippets", "verify") for p in (root / sub).rglob("*.py")))
     if sig not in _HASHES:
         _HASHES.clear()
-        _HASHES[sig] = {f: snippet_hash(root / f, root, follow=_measures) for f in bench_files(root)}
+        _HASHES[sig] = {f: source_hash(root, f) for f in bench_files(root)}
     return dict(_HASHES[sig])
 
 

@@ -201,7 +201,7 @@ def pytest_benchmark_update_machine_info(config: Any, machine_info: dict[str, An
 
 def pytest_benchmark_update_json(config: Any, benchmarks: Any, output_json: dict[str, Any]) -> None:
     """Record the source hash of every benchmark file that ran, for staleness."""
-    from verify.registry import snippet_hash  # noqa: PLC0415
+    from verify.bench import source_hash  # noqa: PLC0415
 
     files = sorted({b["fullname"].split("::")[0] for b in output_json.get("benchmarks", [])})
-    output_json["sources"] = {f: snippet_hash(ROOT / f, ROOT) for f in files if (ROOT / f).is_file()}
+    output_json["sources"] = {f: source_hash(ROOT, f) for f in files if (ROOT / f).is_file()}
