@@ -169,17 +169,28 @@ def _summary(rows: list[dict[str, Any]], mock: bool) -> None:
         console.print("所有考察点都覆盖到了。", style="green")
 
 
+def _start(docs: Path | None, db: Path | None, n: int, tag: list[str], difficulty: str | None, due: bool,
+           seed: int | None) -> tuple[Any, list[dict[str, Any]]] | None:
+    """Progress store and the picked questions; None (store closed, reason printed) when none fit."""
+    questions = _load(docs)["questions"]
+    store = _open_progress(db)
+    picked = _pick(questions, store, n, tag, difficulty, due, seed)
+    if not picked:
+        store.close()
+        console.print("没有到期的卡片。" if due else "没有符合条件的题目。", style="yellow")
+        return None
+    return store, picked
+
+
 @quiz_app.command()
 def mock(n: NOpt = 5, tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOpt = False,  # noqa: B006
          seconds: Annotated[int, typer.Option(help="time per question, in seconds")] = 180,
          db: DbOpt = None, seed: SeedOpt = None, docs: DocsOpt = None) -> None:
     """模拟面试：计时作答、追问、考察点覆盖率、参考答案、自评（FSRS 安排复习）。"""
-    questions = _load(docs)["questions"]
-    store = _open_progress(db)
-    picked = _pick(questions, store, n, tag, difficulty, due, seed)
-    if not picked:
-        console.print("没有到期的卡片。" if due else "没有符合条件的题目。", style="yellow")
+    opened = _start(docs, db, n, tag, difficulty, due, seed)
+    if opened is None:
         return
+    store, picked = opened
     rng = random.Random(seed)
     from verify.quiz import scoring  # noqa: PLC0415  (jieba is imported lazily inside)
 
@@ -218,12 +229,10 @@ def mock(n: NOpt = 5, tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOpt 
 def cards(n: NOpt = 10, tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOpt = False,  # noqa: B006
           db: DbOpt = None, seed: SeedOpt = None, docs: DocsOpt = None) -> None:
     """闪卡：看题、回想、翻面对照普通回答与更好的回答、自评。"""
-    questions = _load(docs)["questions"]
-    store = _open_progress(db)
-    picked = _pick(questions, store, n, tag, difficulty, due, seed)
-    if not picked:
-        console.print("没有到期的卡片。" if due else "没有符合条件的题目。", style="yellow")
+    opened = _start(docs, db, n, tag, difficulty, due, seed)
+    if opened is None:
         return
+    store, picked = opened
     rows: list[dict[str, Any]] = []
     try:
         for i, q in enumerate(picked, 1):
