@@ -4,28 +4,19 @@ from __future__ import annotations
 
 import ctypes
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
+from snippets._workloads import native
+from snippets._workloads.native import sh
 from verify.claim import claim
 
 # Named here so that editing any of them re-runs these claims.
 SOURCES = ("registry.h", "registry.cpp", "op_relu.cpp", "op_square.cpp", "registry_main.cpp")
 
 
-def sh(*cmd: str, cwd: Path) -> str:
-    done = subprocess.run(list(cmd), cwd=cwd, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr.strip()}")
-    return done.stdout
-
-
 def stage(ctx) -> Path:
-    """Copy the sources into the claim's work directory and return it."""
-    for name in SOURCES:
-        shutil.copy(ctx.snippet_dir() / name, ctx.workdir / name)
-    return ctx.workdir
+    return native.stage(ctx, SOURCES)
 
 
 def cc(wd: Path, *args: str) -> None:

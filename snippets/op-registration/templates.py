@@ -2,24 +2,30 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
+from snippets._workloads import native
 from verify.claim import claim
 
 SOURCES = ("twice.h", "twice_use.cpp", "twice_explicit.cpp", "twice_decl.h", "twice_hidden.cpp", "twice_main.cpp")
 
 
 def stage(ctx) -> Path:
-    for name in SOURCES:
-        shutil.copy(ctx.snippet_dir() / name, ctx.workdir / name)
-    return ctx.workdir
+    return native.stage(ctx, SOURCES)
 
 
 def gxx(wd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     # -O0 so that calls are not inlined away: the symbols show what was instantiated.
     return subprocess.run(["g++", "-std=c++17", "-O0", *args], cwd=wd, capture_output=True, text=True)
+
+
+def compile_object(ctx, source: str) -> tuple[Path, str]:
+    """Stage the sources and compile ``source`` to an object file that must build; (folder, object)."""
+    wd = stage(ctx)
+    obj = source.replace(".cpp", ".o")
+    native.sh("g++", "-std=c++17", "-O0", "-c", source, "-o", obj, cwd=wd)
+    return wd, obj
 
 
 def twice_symbols(wd: Path, obj: str) -> list[str]:
@@ -38,11 +44,8 @@ def twice_symbols(wd: Path, obj: str) -> list[str]:
     needs=["g++"],
 )
 def _(ctx):
-    wd = stage(ctx)
-    done = gxx(wd, "-c", "twice_use.cpp", "-o", "twice_use.o")
-    if done.returncode:
-        raise RuntimeError(done.stderr)
-    return {"symbols": twice_symbols(wd, "twice_use.o")}
+    wd, obj = compile_object(ctx, "twice_use.cpp")
+    return {"symbols": twice_symbols(wd, obj)}
 
 
 @claim(
@@ -54,11 +57,8 @@ def _(ctx):
     needs=["g++"],
 )
 def _(ctx):
-    wd = stage(ctx)
-    done = gxx(wd, "-c", "twice_explicit.cpp", "-o", "twice_explicit.o")
-    if done.returncode:
-        raise RuntimeError(done.stderr)
-    return {"symbols": twice_symbols(wd, "twice_explicit.o")}
+    wd, obj = compile_object(ctx, "twice_explicit.cpp")
+    return {"symbols": twice_symbols(wd, obj)}
 
 
 @claim(
