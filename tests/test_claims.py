@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from verify import engine, registry
@@ -26,4 +28,8 @@ def test_claim(spec: registry.ClaimSpec, outcome: engine.Outcome) -> None:
     record = outcome.local[spec.id]
     if record["outcome"] == "skipped":
         pytest.skip(f"{spec.id}: {record['message']}")
-    assert record["outcome"] == "pass", f"{spec.id} ({spec.snippet}:{spec.line}): {record['message']}"
+    # The whole observation goes into the message: a failure on another machine (CI) is then
+    # diagnosable from its log alone.
+    observed = json.dumps(record.get("observed"), ensure_ascii=False, sort_keys=True)[:3000]
+    assert record["outcome"] == "pass", (f"{spec.id} ({spec.snippet}:{spec.line}): {record['message']}\n"
+                                         f"observed: {observed}")

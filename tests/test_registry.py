@@ -70,3 +70,21 @@ def test_hash_covers_imported_workloads_and_named_files(tmp_path):
     assert after_workload["snippets/q/other.py"] == before["snippets/q/other.py"]
     (root / "snippets/q/k.cpp").write_text("int main() { return 1; }\n")
     assert registry.load(root).files["snippets/q/a.py"] != after_workload["snippets/q/a.py"]
+
+
+def _spec(**kw) -> registry.ClaimSpec:
+    return registry.ClaimSpec(id="x.y", question="q", statement="s", kind="fact", snippet="s.py", line=1, **kw)
+
+
+def test_needs_are_checked_against_the_machine(monkeypatch):
+    from verify import engine
+
+    cpu = {"device": "cpu", "compilers": {"g++": True, "nvcc": False}, "cpu_count": 1, "torch": "2.13.0"}
+    assert engine.unmet_need(_spec(needs=("cuda",)), cpu) == "needs CUDA; no GPU on this machine"
+    assert engine.unmet_need(_spec(needs=("nvcc",)), cpu) == "needs nvcc, which is not on PATH"
+    assert engine.unmet_need(_spec(needs=("multicore",)), cpu) == "needs at least two CPU cores"
+    assert engine.unmet_need(_spec(needs=("g++",), min_torch="2.14"), cpu) == "needs torch >= 2.14; this is 2.13.0"
+    monkeypatch.setattr(engine, "_libc", lambda: "")
+    assert "needs glibc's malloc" in engine.unmet_need(_spec(needs=("glibc",)), cpu)
+    monkeypatch.setattr(engine, "_libc", lambda: "glibc")
+    assert engine.unmet_need(_spec(needs=("glibc", "g++")), cpu) is None

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 KINDS = ("fact", "error", "perf")
-NEEDS = ("cuda", "g++", "nvcc", "multicore")
+NEEDS = ("cuda", "g++", "nvcc", "multicore", "glibc")
 
 ClaimFn = Callable[["Context"], "dict[str, Any] | None"]
 
@@ -57,7 +57,7 @@ def claim(
         expect: observed key -> expected value or matcher (see ``verify.matchers``).
         raises: ``(exception type name, message fragment)`` for an expected error.
         kind: ``fact`` (default), ``error`` (implied by ``raises``) or ``perf``.
-        needs: requirements beyond a CPU: ``cuda``, ``g++``, ``nvcc``, ``multicore``.
+        needs: requirements beyond a CPU: ``cuda``, ``g++``, ``nvcc``, ``multicore``, ``glibc``.
         min_torch: lowest torch version the claim is meaningful on.
         timeout: seconds this claim may take (default: the runner's).
     """

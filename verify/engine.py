@@ -6,8 +6,10 @@ evidence for the same snippet hash.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
+import platform
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,6 +51,11 @@ def _version_tuple(text: str) -> tuple[int, ...]:
     return tuple(out)
 
 
+@functools.cache
+def _libc() -> str:
+    return platform.libc_ver()[0]
+
+
 def unmet_need(spec: ClaimSpec, info: dict[str, Any]) -> str | None:
     """Why this claim cannot run on this machine, or ``None`` when it can."""
     for need in spec.needs:
@@ -58,6 +65,8 @@ def unmet_need(spec: ClaimSpec, info: dict[str, Any]) -> str | None:
             return f"needs {need}, which is not on PATH"
         if need == "multicore" and info["cpu_count"] < 2:
             return "needs at least two CPU cores"
+        if need == "glibc" and _libc() != "glibc":
+            return f"needs glibc's malloc; this Python runs on {_libc() or 'another C library'}"
     if spec.min_torch and _version_tuple(info["torch"]) < _version_tuple(spec.min_torch):
         return f"needs torch >= {spec.min_torch}; this is {info['torch']}"
     return None
