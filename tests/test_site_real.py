@@ -115,3 +115,24 @@ def test_light_and_dark_and_the_ledger_filter(site):
             page.screenshot(path=str(ARTIFACTS / f"evidence-{scheme}.png"))
             page.goto(f"{base}/questions/repeat-vs-expand/")
             page.screenshot(path=str(ARTIFACTS / f"repeat-vs-expand-{scheme}.png"), full_page=False)
+
+
+@pytest.mark.browser
+def test_copy_button_of_a_claim_copies_its_code(site):
+    # Claim ids contain dots; Material derives the copy target's selector from the closest id, so
+    # the code holder carries an id of its own (docs/assets/evidence.js).
+    with serve(site) as base, browser() as chromium:
+        context = chromium.new_context(viewport={"width": 1280, "height": 900},
+                                       permissions=["clipboard-read", "clipboard-write"])
+        page = context.new_page()
+        page.goto(f"{base}/questions/repeat-vs-expand/")
+        claim = page.locator(".vf-claim").first
+        claim.locator("summary").first.click()
+        button = claim.locator(".vf-code .md-code__button")
+        assert button.count() == 1
+        button.scroll_into_view_if_needed()
+        page.evaluate("window.scrollBy(0, -200)")  # keep the sticky header off the button
+        button.click()
+        page.wait_for_function("document.querySelector('.md-dialog--active') !== null")
+        copied = page.evaluate("navigator.clipboard.readText()")
+        assert copied.startswith('@claim("expand.stride-zero"') and "def _(ctx):" in copied

@@ -1,11 +1,15 @@
 // Filter the evidence ledger table by text, question and status. Runs on every page load,
 // including Material's instant navigation (document$), and does nothing where there is no ledger.
 (function () {
+  var codeCount = 0;
   function unpackCode() {
     // Each claim's highlighted code ships inside <script type="text/html"> (see verify/render.py).
     document.querySelectorAll("script.vf-code-src").forEach(function (src) {
       var holder = document.createElement("div");
       holder.className = "vf-code";
+      // Material names a code block after its closest ancestor with an id and copies from
+      // "#__code_<that id> > code"; a claim id has dots, which would read as classes there.
+      holder.id = "vf-code-" + (codeCount += 1);
       holder.innerHTML = src.textContent;
       src.replaceWith(holder);
     });
