@@ -132,9 +132,12 @@ def _values_table(spec_expected: dict[str, Any], record: dict[str, Any] | None) 
         return ""
     rows = []
     for key in keys:
-        exp = spec_expected.get(key)
-        exp_text = "—" if key not in spec_expected else (
-            f"抛出 {exp[0]}，消息含 “{exp[1]}”" if key == "raises" else describe(exp))
+        if key not in spec_expected:
+            exp_text = "—"
+        elif key == "raises":
+            exp_text = f"抛出 {spec_expected[key][0]}，消息含 “{spec_expected[key][1]}”"
+        else:
+            exp_text = describe(spec_expected[key])
         obs_text = fmt_value(observed[key]) if key in observed else "—"
         rows.append(f"<tr><td><code>{escape(key)}</code></td><td>{escape(exp_text)}</td>"
                     f"<td>{escape(obs_text)}</td></tr>")

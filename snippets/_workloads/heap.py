@@ -23,7 +23,6 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import platform
 import subprocess
 import sys
 import time

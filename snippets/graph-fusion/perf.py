@@ -20,7 +20,6 @@ from snippets._workloads.fusion import (
     cheap_chain_out,
     compiled,
     gemm_bias_relu,
-    transcendental_chain,
     transcendental_chain_into,
     transcendental_chain_out,
 )

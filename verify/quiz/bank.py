@@ -11,7 +11,7 @@ import copy
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from verify import paths
 from verify.errors import ClaimError
@@ -47,7 +47,7 @@ def split_front_matter(text: str) -> tuple[str | None, str]:
     return None, text
 
 
-def _nonempty_str(v: Any) -> bool:
+def _nonempty_str(v: Any) -> TypeGuard[str]:
     return isinstance(v, str) and bool(v.strip())
 
 

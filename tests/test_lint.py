@@ -1,0 +1,32 @@
+"""Static checks of the project's own code: ruff (errors, likely bugs) and mypy (the verify package)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from verify.paths import project_root
+
+ROOT = project_root()
+
+
+def _tool(name: str) -> str:
+    path = shutil.which(name, path=str(Path(sys.executable).parent))
+    if path is None:
+        pytest.fail(f"{name} is not installed in this environment: pip install -e '.[test]'")
+    return path
+
+
+def test_ruff_finds_nothing():
+    proc = subprocess.run([_tool("ruff"), "check", "--output-format", "concise", "verify", "snippets", "tests"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+
+
+def test_mypy_finds_nothing_in_verify():
+    proc = subprocess.run([_tool("mypy"), "verify"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
