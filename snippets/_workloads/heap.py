@@ -1,6 +1,6 @@
-"""How glibc's malloc hands freed heap memory back to the kernel, seen from PyTorch CPU tensors.
+"""How glibc's malloc hands freed heap memory back to the kernel, under PyTorch's CPU allocator.
 
-PyTorch's CPU allocator is ``posix_memalign``/``free``, so tensor storage follows glibc's rules:
+PyTorch's CPU allocator is ``posix_memalign(64)``/``free``, so tensor storage follows glibc:
 
 * a block above the mmap threshold (128 KiB at first) gets its own ``mmap``; freeing one raises
   the threshold to that block's size and the trim threshold to twice it, so later blocks of that
@@ -11,11 +11,13 @@ PyTorch's CPU allocator is ``posix_memalign``/``free``, so tensor storage follow
   then checks whether the top has grown past the trim threshold; if so it shrinks the heap with
   ``brk``, giving every page of it back to the kernel.
 
-So tens of MiB freed by large tensors can stay on the heap until some later 64 KiB tensor is
+So tens of MiB freed by large tensors can stay on the heap until some later 64 KiB block is
 freed, and that innocent free pays for returning them all.
 
-Run as a module (``python -m snippets._workloads.heap``) it stages that sequence in a fresh
-process and prints what it saw as JSON.
+With tensors the layout depends on what else PyTorch allocates between the steps (it differs
+between runs and torch versions), so :func:`stage` makes the same calls PyTorch's allocator makes,
+directly, in a fresh process; a last step checks that a tensor's storage lands on that heap too.
+Run as a module (``python -m snippets._workloads.heap``) it prints what it saw as JSON.
 """
 
 from __future__ import annotations
@@ -29,73 +31,84 @@ import time
 from pathlib import Path
 from typing import Any
 
-import torch
+BIG = 16 << 20  # bytes: a 4M-element float32 tensor
+TRIGGER = 64 << 10  # bytes: a 16384-element float32 tensor, the smallest free that consolidates
+ALIGN = 64  # PyTorch's CPU allocator alignment (c10's gAlignment on x86-64)
 
-BIG = 4 << 20  # float32 elements: 16 MiB
-TRIGGER = 16384  # float32 elements: 64 KiB, the smallest block whose free consolidates and trims
-
-
-def _heap_end() -> int:
-    """The program break: where the ``brk`` heap ends."""
-    libc = ctypes.CDLL(None)
-    libc.sbrk.restype = ctypes.c_void_p
-    libc.sbrk.argtypes = [ctypes.c_long]
-    return int(libc.sbrk(0))
-
-
-def _free(holder: list[torch.Tensor]) -> tuple[float, float]:
-    """Drop the only reference to a tensor: (seconds the free took, MiB the heap shrank by)."""
-    before = _heap_end()
-    start = time.perf_counter()
-    holder.clear()
-    seconds = time.perf_counter() - start
-    return seconds, (before - _heap_end()) / 2**20
-
-
-def stage() -> dict[str, Any]:
-    """Free 32 MiB of large tensors below a live 64 KiB one, then free the 64 KiB tensor."""
-    torch.set_num_threads(1)
-    _free([torch.ones(BIG)])  # an mmap'ed block: freeing it raises the mmap threshold to 16 MiB
-    bigs = [torch.ones(BIG), torch.ones(BIG)]  # both now come from the brk heap, pages touched
-    small = [torch.ones(TRIGGER)]  # carved from the top, just above the two
-    _, big_drop = _free(bigs)  # tiny spare chunks keep the 32 MiB apart from the top: no trim
-    small_s, small_drop = _free(small)  # consolidates: the top may pass the threshold, and is trimmed
-    later = sorted(_free([torch.ones(TRIGGER)])[0] for _ in range(21))
-    return {
-        "heap_drop_on_32m_free_mib": big_drop,
-        "heap_drop_on_64k_free_mib": small_drop,
-        "that_64k_free_us": small_s * 1e6,
-        "later_64k_free_us": later[len(later) // 2] * 1e6,
-    }
-
-
-# Staging only: with glibc's per-thread cache off, the spare chunks that ``posix_memalign``
-# leaves beside each block go straight to the fastbins, as they do in a long-running program
-# whose cache is full. Even so the heap layout differs between processes (address-space
-# randomisation moves the alignment), so the trim shows in most fresh processes, not all.
+# Staging: with glibc's per-thread cache off, the spare chunks go straight to the fastbins, as
+# they do in a long-running program whose cache is full.
 STAGING = {"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"}
 # The usual remedy: fixed thresholds, which also switch off glibc's dynamic adjustment.
 FIXED = {"MALLOC_TRIM_THRESHOLD_": str(1 << 30), "MALLOC_MMAP_THRESHOLD_": str(1 << 30)}
 
 
-def run_stage(env: dict[str, str] | None = None, timeout: float = 60.0) -> dict[str, Any]:
+class _Libc:
+    def __init__(self) -> None:
+        libc = ctypes.CDLL(None)
+        libc.sbrk.restype = ctypes.c_void_p
+        libc.sbrk.argtypes = [ctypes.c_long]
+        libc.free.argtypes = [ctypes.c_void_p]
+        libc.memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
+        libc.posix_memalign.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t, ctypes.c_size_t]
+        self.c = libc
+
+    def heap_end(self) -> int:
+        """The program break: where the ``brk`` heap ends."""
+        return int(self.c.sbrk(0))
+
+    def alloc(self, size: int) -> int:
+        """What PyTorch's allocator does for a new CPU storage, and first-touch every page."""
+        ptr = ctypes.c_void_p()
+        if self.c.posix_memalign(ctypes.byref(ptr), ALIGN, size) != 0:
+            raise MemoryError(f"posix_memalign({size})")
+        self.c.memset(ptr, 1, size)
+        return int(ptr.value or 0)
+
+    def free(self, ptr: int) -> tuple[float, float]:
+        """Free a block: (seconds the free took, MiB the heap shrank by)."""
+        before = self.heap_end()
+        start = time.perf_counter()
+        self.c.free(ptr)
+        seconds = time.perf_counter() - start
+        return seconds, (before - self.heap_end()) / 2**20
+
+
+def stage() -> dict[str, Any]:
+    """Free 32 MiB of large blocks below a live 64 KiB one, then free the 64 KiB block."""
+    libc = _Libc()
+    libc.free(libc.alloc(BIG))  # an mmap'ed block: freeing it raises the mmap threshold to 16 MiB
+    start = libc.heap_end()
+    bigs = [libc.alloc(BIG), libc.alloc(BIG)]  # both now come from the brk heap
+    small = libc.alloc(TRIGGER)  # carved from the top, just above the two
+    grown = (libc.heap_end() - start) / 2**20
+    big_drop = sum(libc.free(p)[1] for p in bigs)  # spare chunks keep them apart from the top
+    small_s, small_drop = libc.free(small)  # consolidates; the top passes the threshold: trimmed
+    later = sorted(libc.free(libc.alloc(TRIGGER))[0] for _ in range(21))
+    # A tensor's storage takes the same path: a 16 MiB tensor now grows the brk heap.
+    import torch  # noqa: PLC0415  (after the staging, so that its own allocations come first)
+
+    before = libc.heap_end()
+    tensor = torch.ones(BIG // 4)
+    tensor_growth = (libc.heap_end() - before) / 2**20
+    del tensor
+    return {
+        "heap_growth_for_two_16m_blocks_mib": grown,
+        "heap_drop_on_32m_free_mib": big_drop,
+        "heap_drop_on_64k_free_mib": small_drop,
+        "that_64k_free_us": small_s * 1e6,
+        "later_64k_free_us": later[len(later) // 2] * 1e6,
+        "heap_growth_for_16m_tensor_mib": tensor_growth,
+    }
+
+
+def run_stage(env: dict[str, str], timeout: float = 60.0) -> dict[str, Any]:
     """:func:`stage` in a fresh Python, with extra environment (``GLIBC_TUNABLES``, ``MALLOC_*``)."""
     root = Path(__file__).resolve().parents[2]
-    full = dict(os.environ, **(env or {}))
+    full = dict(os.environ, **env)
     full["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), full.get("PYTHONPATH", "")]))
     out = subprocess.run([sys.executable, "-m", "snippets._workloads.heap"], env=full, cwd=root,
                          capture_output=True, text=True, timeout=timeout, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def attempts(env: dict[str, str], tries: int, stop_at_first_trim: bool) -> list[dict[str, Any]]:
-    """Stage the sequence in up to ``tries`` fresh processes."""
-    seen = []
-    for _ in range(tries):
-        seen.append(run_stage(env))
-        if stop_at_first_trim and seen[-1]["heap_drop_on_64k_free_mib"] > 0:
-            break
-    return seen
 
 
 if __name__ == "__main__":
