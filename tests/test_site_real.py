@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlparse
@@ -90,9 +91,15 @@ def test_browser_requests_stay_on_loopback_and_chinese_search_finds_a_title_word
         # "融合" sits in the middle of the title "Graph Fusion（算子融合）的原理与决策".
         page.goto(f"{base}/")
         page.locator("label.md-search__icon, .md-search__input").first.click()
-        page.locator(".md-search__input").fill("融合")
-        result = page.locator(".md-search-result__item a").first
-        result.wait_for(timeout=15000)
+        query = page.locator(".md-search__input")
+        query.fill("融合")
+        # Material searches on key events; a query typed before its search worker has loaded the
+        # index (a busy machine) waits for the next key, as a user's next keystroke would give it.
+        deadline = time.monotonic() + 15
+        while not page.locator(".md-search-result__item a").count() and time.monotonic() < deadline:
+            query.press("End")
+            page.wait_for_timeout(250)
+        assert page.locator(".md-search-result__item a").count(), page.locator(".md-search-result__meta").inner_text()
         page.screenshot(path=str(ARTIFACTS / "search-fusion.png"))
         links = [a.get_attribute("href") or "" for a in page.locator(".md-search-result__item a").all()]
         assert any("graph-fusion" in href for href in links), links
