@@ -24,12 +24,10 @@ from __future__ import annotations
 
 import ctypes
 import json
-import os
-import subprocess
-import sys
 import time
-from pathlib import Path
 from typing import Any
+
+from snippets._workloads.child import run_json
 
 BIG = 16 << 20  # bytes: a 4M-element float32 tensor
 TRIGGER = 64 << 10  # bytes: a 16384-element float32 tensor, the smallest free that consolidates
@@ -103,12 +101,7 @@ def stage() -> dict[str, Any]:
 
 def run_stage(env: dict[str, str], timeout: float = 60.0) -> dict[str, Any]:
     """:func:`stage` in a fresh Python, with extra environment (``GLIBC_TUNABLES``, ``MALLOC_*``)."""
-    root = Path(__file__).resolve().parents[2]
-    full = dict(os.environ, **env)
-    full["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), full.get("PYTHONPATH", "")]))
-    out = subprocess.run([sys.executable, "-m", "snippets._workloads.heap"], env=full, cwd=root,
-                         capture_output=True, text=True, timeout=timeout, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_json("snippets._workloads.heap", env=env, timeout=timeout)
 
 
 if __name__ == "__main__":

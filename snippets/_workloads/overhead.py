@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -19,6 +18,8 @@ from typing import Any
 
 import torch
 from torch.utils.data import DataLoader, Dataset
+
+from snippets._workloads.child import run_json
 
 # ---------------------------------------------------------------- eager dispatch
 
@@ -119,14 +120,10 @@ def _probe_main(device: str) -> None:
 
 def compile_probe(cache_dir: Path, device: str, timeout: float = 100.0) -> dict[str, Any]:
     """Run :func:`_probe_main` in a fresh Python with its own Inductor (and Triton) cache."""
-    env = dict(os.environ)
-    env.update(TORCHINDUCTOR_CACHE_DIR=str(cache_dir / "inductor"), TRITON_CACHE_DIR=str(cache_dir / "triton"))
-    root = Path(__file__).resolve().parents[2]
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH", "")]))
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "snippets._workloads.overhead", "compile-probe", device],
-                         env=env, cwd=root, capture_output=True, text=True, timeout=timeout, check=True)
-    result = json.loads(out.stdout.strip().splitlines()[-1])
+    result = run_json("snippets._workloads.overhead", "compile-probe", device, timeout=timeout,
+                      env={"TORCHINDUCTOR_CACHE_DIR": str(cache_dir / "inductor"),
+                           "TRITON_CACHE_DIR": str(cache_dir / "triton")})
     result["process_s"] = time.perf_counter() - start
     return result
 
