@@ -7,9 +7,11 @@ background thread while the user types the first answer.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -169,6 +171,18 @@ def _summary(rows: list[dict[str, Any]], mock: bool) -> None:
         console.print("所有考察点都覆盖到了。", style="green")
 
 
+@contextlib.contextmanager
+def _session(store: Any, rows: list[dict[str, Any]], mock: bool) -> Iterator[None]:
+    """Around a quiz loop: Ctrl-D or Ctrl-C ends it quietly; the summary shows and the store closes."""
+    try:
+        yield
+    except (EOFError, KeyboardInterrupt):
+        console.print("\n已退出，已评分的题目都已保存。", style="yellow")
+    finally:
+        _summary(rows, mock=mock)
+        store.close()
+
+
 def _start(docs: Path | None, db: Path | None, n: int, tag: list[str], difficulty: str | None, due: bool,
            seed: int | None) -> tuple[Any, list[dict[str, Any]]] | None:
     """Progress store and the picked questions; None (store closed, reason printed) when none fit."""
@@ -196,7 +210,7 @@ def mock(n: NOpt = 5, tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOpt 
 
     warm = threading.Thread(target=scoring.warm_up, daemon=True)
     rows: list[dict[str, Any]] = []
-    try:
+    with _session(store, rows, mock=True):
         for i, q in enumerate(picked, 1):
             console.print(_header(i, len(picked), q))
             console.print(f"限时 {_clock(seconds)}。用自己的话回答，空行结束。", style="bold")
@@ -218,11 +232,6 @@ def mock(n: NOpt = 5, tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOpt 
             console.print(Panel(fu["a"], title="追问参考", title_align="left", border_style="magenta"))
             rating = _rate(store, q["id"], result.coverage, took)
             rows.append({"q": q, "coverage": result.coverage, "seconds": took, "rating": rating, "score": result})
-    except (EOFError, KeyboardInterrupt):
-        console.print("\n已退出，已评分的题目都已保存。", style="yellow")
-    finally:
-        _summary(rows, mock=True)
-        store.close()
 
 
 @quiz_app.command()
@@ -234,18 +243,13 @@ def cards(n: NOpt = 10, tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOp
         return
     store, picked = opened
     rows: list[dict[str, Any]] = []
-    try:
+    with _session(store, rows, mock=False):
         for i, q in enumerate(picked, 1):
             console.print(_header(i, len(picked), q))
             input("想好后按回车翻面 ")
             _show_answers(q)
             console.print("考察点：\n" + "\n".join(f"  • {kp['point']}" for kp in q["key_points"]), markup=False)
             rows.append({"q": q, "rating": _rate(store, q["id"], None, None)})
-    except (EOFError, KeyboardInterrupt):
-        console.print("\n已退出，已评分的题目都已保存。", style="yellow")
-    finally:
-        _summary(rows, mock=False)
-        store.close()
 
 
 @quiz_app.command()
