@@ -138,9 +138,11 @@ def _(ctx):
 @claim(
     "gain.cheap-vs-transcendental",
     question="graph-fusion",
-    statement="字节数相同的两条三步链，输出都预先分配好：算得少的（乘、加、relu）融合后快 1.3 倍以上（本机约 1.7 倍），算得多的（sin、exp、tanh）几乎不变甚至略慢（不到 1.3 倍，本机约 0.9 倍）：后者的时间花在算术上，省下的内存读写占比很小。",
+    statement="字节数相同的两条三步链，输出都预先分配好：算得少的（乘、加、relu）融合后快 1.3 倍以上；算得多的（sin、exp、tanh）编译版与 eager 之比随 CPU 而变，取决于两边超越函数的向量化实现，不能从“省了内存读写”推出来。",
     kind="perf",
-    expect={"speedup_cheap": {">=": 1.3}, "speedup_transcendental": {"<": 1.3}},
+    # The transcendental ratio is observed, not expected: it measured 0.33x on an Intel Xeon
+    # (AVX-512), 0.89x on one AMD EPYC and 1.42x on another; no relation holds on all three.
+    expect={"speedup_cheap": {">=": 1.3}},
 )
 def _(ctx):
     # Preallocated outputs: with fresh ones, how often a 4 MiB output page-faults depends on the
