@@ -49,7 +49,7 @@ test-fast: setup
 # On a GPU machine (no network needed once the environment exists): run every claim there and
 # write evidence/<device>.json and benchmarks/<device>.json to commit.
 record-gpu:
-	$(PYTHON) -m verify.record
+	$(PYTHON) -m verify.running.record
 	$(PYTHON) -m verify.cli bench run --force
 
 clean:

@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from verify.settings import Settings
+
 REPO = Path(__file__).resolve().parent.parent
 
 MKDOCS_YML = f"""\
@@ -21,19 +23,19 @@ theme:
 plugins:
   - search
 hooks:
-  - {REPO / "verify" / "site_hooks.py"}
+  - {REPO / "verify" / "site" / "hooks.py"}
 markdown_extensions:
   - pymdownx.superfences:
       custom_fences:
         - name: claim
           class: claim
-          format: !!python/name:verify.render.claim_fence
+          format: !!python/name:verify.site.fences.claim_fence
         - name: evidence
           class: evidence
-          format: !!python/name:verify.render.evidence_fence
+          format: !!python/name:verify.site.fences.evidence_fence
         - name: ledger
           class: ledger
-          format: !!python/name:verify.render.ledger_fence
+          format: !!python/name:verify.site.fences.ledger_fence
 """
 
 GOOD_SNIPPET = '''\
@@ -71,15 +73,23 @@ tiny
 """
 
 
+def settings(root: Path) -> Settings:
+    """The settings a command run in ``root`` would make."""
+    return Settings.for_root(root)
+
+
+REPO_SETTINGS = Settings.for_root(REPO)
+
+
 def _seed_probe(root: Path) -> None:
     """Reuse this machine's probe (same interpreter, same torch) instead of importing torch again."""
-    from verify import engine, probe  # noqa: PLC0415
+    from verify.running import probe  # noqa: PLC0415
 
-    probe.probe(engine.cache_dir(REPO))
+    probe.probe(REPO_SETTINGS)
     target = root / ".cache" / "probe.json"
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes((engine.cache_dir(REPO) / "probe.json").read_bytes())
+        target.write_bytes((REPO_SETTINGS.cache_dir / "probe.json").read_bytes())
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -98,7 +108,7 @@ def tiny_project(root: Path, snippet: str = GOOD_SNIPPET, page: str = PAGE, extr
 
 
 def env_for(root: Path) -> dict[str, str]:
-    env = dict(os.environ, VERIFY_ROOT=str(root), NO_MKDOCS_2_WARNING="1")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     env.pop("VERIFY_NO_RUN", None)
     return env
 

@@ -1,5 +1,20 @@
 """Shared pytest configuration."""
 
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
 # --- benchmarks: fixtures (bench_device, limits) and pytest-benchmark hooks --------------------
-pytest_plugins = ("verify.bench_plugin",)
+pytest_plugins = ("verify.bench.plugin",)
+
+
+@pytest.fixture(scope="session")
+def limits(bench_device: str) -> dict[str, Any]:
+    """This machine's copy bandwidth and matmul FLOP/s, measured once in this run."""
+    from snippets._workloads import limits as workload  # noqa: PLC0415
+    from verify.bench.plugin import session_limits  # noqa: PLC0415
+
+    return session_limits(lambda: workload.measure(bench_device))
 # --- end benchmarks ----------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from snippets._workloads import overhead
-from verify.bench_plugin import device, measure, record
+from verify.bench.plugin import device, measure, record
 
 pytestmark = [pytest.mark.bench, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 DEV = device()

@@ -17,7 +17,7 @@ import os
 import pytest
 
 from snippets._workloads import overhead
-from verify.bench_plugin import measure
+from verify.bench.plugin import measure
 
 pytestmark = [pytest.mark.bench, pytest.mark.filterwarnings("ignore:This DataLoader will create")]
 ITEMS = 32  # 8 batches of 4

@@ -14,14 +14,14 @@ import torch
 from torch.utils import cpp_extension
 
 from snippets._workloads import overhead
-from verify.bench_plugin import ROOT, device, measure
+from verify.bench.plugin import device, measure, settings
 
 # The op has a CPU kernel only; on a GPU machine it still runs on the CPU, without a limit to divide by.
 pytestmark = [pytest.mark.bench,
               pytest.mark.skipif(shutil.which("g++") is None or not cpp_extension.is_ninja_available(),
                                  reason="building the extension needs g++ and ninja")]
 DEV = device()
-SOURCE = ROOT / "snippets" / "python-overhead" / "scan_op.cpp"  # the extension the claims build
+SOURCE = settings().root / "snippets" / "python-overhead" / "scan_op.cpp"  # the extension the claims build
 DECAY = 0.9
 SIZES = [100, 1_000, 10_000, 100_000]
 TENSOR_LOOP_MAX = 1_000  # one dispatch per element: beyond this a call takes seconds

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from snippets._workloads import fusion
-from verify.bench_plugin import device, measure
+from verify.bench.plugin import device, measure
 
 # Compiling imports torch.jit pieces that warn on import; these tests measure, they do not police warnings.
 pytestmark = [pytest.mark.bench, pytest.mark.filterwarnings("ignore::DeprecationWarning")]

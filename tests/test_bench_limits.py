@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from snippets._workloads import limits as workload
-from verify.bench_plugin import device, measure
+from verify.bench.plugin import device, measure
 
 pytestmark = pytest.mark.bench
 DEV = device()

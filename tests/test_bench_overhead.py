@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from snippets._workloads import bench_extra as workload
-from verify.bench_plugin import device, measure
+from verify.bench.plugin import device, measure
 
 pytestmark = pytest.mark.bench
 DEV = device()

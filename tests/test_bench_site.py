@@ -16,18 +16,19 @@ from pathlib import Path
 
 import pytest
 
-from verify import engine, timing
-from verify.paths import project_root
+from verify.running import engine
+from verify import timing
+from tests._project import REPO_SETTINGS as SETTINGS
 
 pytestmark = pytest.mark.bench
-ROOT = project_root()
+ROOT = SETTINGS.root
 
 
 def _plain_config(tmp: Path) -> Path:
     text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     text = re.sub(r"\nhooks:\n(  - .*\n)+", "\n", text)
     text = re.sub(r"  - pymdownx\.superfences:\n      custom_fences:\n(        .*\n)+", "  - pymdownx.superfences\n", text)
-    assert "!!python/name:verify" not in text and "site_hooks" not in text, "the plain build must not run our code"
+    assert "!!python/name:verify" not in text and "site/hooks" not in text, "the plain build must not run our code"
     text = text.replace("docs_dir: docs", f"docs_dir: {ROOT / 'docs'}")
     path = tmp / "mkdocs-plain.yml"
     path.write_text(text, encoding="utf-8")
@@ -35,14 +36,14 @@ def _plain_config(tmp: Path) -> Path:
 
 
 def _build(config: Path, site: Path) -> None:
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", VERIFY_ROOT=str(ROOT))
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config), "-d", str(site)],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 
 def test_warm_rebuild_costs_at_most_1_5x_a_plain_build(benchmark, tmp_path):
-    out = engine.verify(ROOT)  # make sure every claim is cached: this measures the warm path only
+    out = engine.verify(SETTINGS)  # make sure every claim is cached: this measures the warm path only
     assert not out.failures, [f.line() for f in out.failures]
     plain, full = _plain_config(tmp_path), ROOT / "mkdocs.yml"
     _build(full, tmp_path / "warmup")  # also fills the plot cache

@@ -13,7 +13,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from verify import bench
+from tests._project import settings
+from verify.bench import compare as cmp
+from verify.bench import store
+from verify.cli.bench import bench_app
+from verify.core import registry
+from verify.storage import scan
 
 MARKED = "import pytest\n\npytestmark = pytest.mark.bench\n\n\ndef test_x(benchmark):\n    benchmark(lambda: {body})\n"
 
@@ -70,32 +75,32 @@ A, B = "tests/test_bench_a.py", "tests/test_bench_b.py"
 def test_merge_replaces_the_files_that_ran_and_keeps_the_rest():
     old = run_json([result(f"{A}::test_x", [1.0, 1.1, 1.2]), result(f"{B}::test_y", [2.0, 2.1, 2.2])],
                    {A: "a1", B: "b1"}, when="2025-01-01T00:00:00")
-    old = bench.merge(None, old)
+    old = store.merge(None, old)
     new = run_json([result(f"{A}::test_x", [3.0, 3.1, 3.2]), result(f"{A}::test_z", [4.0, 4.1, 4.2])],
                    {A: "a2"}, when="2025-02-02T00:00:00", cpu="Other CPU")
-    merged = bench.merge(old, new)
+    merged = store.merge(old, new)
     by_name = {b["fullname"]: b["stats"]["median"] for b in merged["benchmarks"]}
     assert by_name == {f"{A}::test_x": 3.1, f"{A}::test_z": 4.1, f"{B}::test_y": 2.1}
     assert merged["sources"] == {A: "a2", B: "b1"}
     assert merged["runs"][A]["datetime"] == "2025-02-02T00:00:00"
     assert merged["runs"][A]["machine_info"]["cpu_model"] == "Other CPU"
     assert merged["runs"][B]["datetime"] == "2025-01-01T00:00:00"  # B's provenance is still its own run
-    assert merged["format"] == bench.FORMAT
+    assert merged["format"] == store.FORMAT
 
 
 def test_merge_into_nothing_and_a_file_that_lost_a_benchmark():
-    first = bench.merge(None, run_json([result(f"{A}::test_x", [1, 2, 3]), result(f"{A}::test_old", [1, 2, 3])],
+    first = store.merge(None, run_json([result(f"{A}::test_x", [1, 2, 3]), result(f"{A}::test_old", [1, 2, 3])],
                                        {A: "a1"}))
-    again = bench.merge(first, run_json([result(f"{A}::test_x", [1, 2, 3])], {A: "a2"}))
+    again = store.merge(first, run_json([result(f"{A}::test_x", [1, 2, 3])], {A: "a2"}))
     assert [b["name"] for b in again["benchmarks"]] == ["test_x"]  # a removed benchmark does not linger
 
 
 def test_load_rejects_what_is_not_a_result_file(tmp_path):
-    assert bench.load(tmp_path / "absent.json") is None
-    assert bench.load(write(tmp_path / "other.json", {"claims": []})) is None
+    assert store.load(tmp_path / "absent.json") is None
+    assert store.load(write(tmp_path / "other.json", {"claims": []})) is None
     (tmp_path / "broken.json").write_text("{not json", encoding="utf-8")
-    assert bench.load(tmp_path / "broken.json") is None
-    assert bench.load(write(tmp_path / "ok.json", run_json([], {})))["benchmarks"] == []
+    assert store.load(tmp_path / "broken.json") is None
+    assert store.load(write(tmp_path / "ok.json", run_json([], {})))["benchmarks"] == []
 
 
 # --- freshness --------------------------------------------------------------------------------
@@ -111,36 +116,36 @@ def project(tmp_path):
 
 
 def test_only_marked_files_are_benchmarks(project):
-    assert bench.bench_files(project) == [A, B]
+    assert store.bench_files(project) == [A, B]
 
 
 def test_freshness_current_stale_missing(project):
-    hashes = bench.current_hashes(project)
+    hashes = store.current_hashes(settings(project))
     assert set(hashes) == {A, B}
     data = run_json([], {A: hashes[A], B: "0000"})
-    assert bench.freshness(project, data) == {A: "current", B: "stale"}
-    assert bench.freshness(project, None) == {A: "missing", B: "missing"}
-    assert bench.freshness(project, run_json([], {A: hashes[A]})) == {A: "current", B: "missing"}
+    assert store.freshness(settings(project), data) == {A: "current", B: "stale"}
+    assert store.freshness(settings(project), None) == {A: "missing", B: "missing"}
+    assert store.freshness(settings(project), run_json([], {A: hashes[A]})) == {A: "current", B: "missing"}
 
 
 def test_editing_a_benchmark_or_its_workload_makes_it_stale(project):
-    data = run_json([], bench.current_hashes(project))
+    data = run_json([], store.current_hashes(settings(project)))
     (project / "tests" / "test_bench_a.py").write_text(MARKED.format(body=10), encoding="utf-8")
-    assert bench.freshness(project, data) == {A: "stale", B: "current"}
+    assert store.freshness(settings(project), data) == {A: "stale", B: "current"}
     # A workload module it imports counts too.
     (project / "snippets").mkdir()
     (project / "snippets" / "__init__.py").write_text("", encoding="utf-8")
     (project / "snippets" / "work.py").write_text("N = 1\n", encoding="utf-8")
     (project / "tests" / "test_bench_b.py").write_text("from snippets import work\n" + MARKED.format(body=2),
                                                        encoding="utf-8")
-    data = run_json([], bench.current_hashes(project))
+    data = run_json([], store.current_hashes(settings(project)))
     (project / "snippets" / "work.py").write_text("N = 2\n", encoding="utf-8")
-    assert bench.freshness(project, data) == {A: "current", B: "stale"}
+    assert store.freshness(settings(project), data) == {A: "current", B: "stale"}
 
 
 def test_a_failed_run_stays_stale(project):
-    data = run_json([], {A: "failed", B: bench.current_hashes(project)[B]})  # what run() stores after a failure
-    assert bench.freshness(project, data)[A] == "stale"
+    data = run_json([], {A: "failed", B: store.current_hashes(settings(project))[B]})  # what run() stores after a failure
+    assert store.freshness(settings(project), data)[A] == "stale"
 
 
 # --- compare ----------------------------------------------------------------------------------
@@ -155,7 +160,7 @@ def pair(ratio: float, threshold_names=("x",)) -> tuple[dict, dict]:
                                                 (1 / 1.05, "same")])
 def test_compare_verdicts_at_a_ten_percent_threshold(ratio, verdict):
     a, b = pair(ratio)
-    (row,) = bench.compare(a, b, threshold=0.1)
+    (row,) = cmp.compare(a, b, threshold=0.1)
     assert row["verdict"] == verdict
     assert row["ratio"] == pytest.approx(ratio)
     assert row["a_s"] == pytest.approx(1.1e-4)  # per call: the round median over inner
@@ -163,14 +168,14 @@ def test_compare_verdicts_at_a_ten_percent_threshold(ratio, verdict):
 
 def test_compare_threshold_moves_the_line():
     a, b = pair(1.2)
-    assert bench.compare(a, b, threshold=0.25)[0]["verdict"] == "same"
-    assert bench.compare(a, b, threshold=0.15)[0]["verdict"] == "regressed"
+    assert cmp.compare(a, b, threshold=0.25)[0]["verdict"] == "same"
+    assert cmp.compare(a, b, threshold=0.15)[0]["verdict"] == "regressed"
 
 
 def test_compare_reads_stats_when_extra_info_has_no_median():
     a = run_json([result(f"{A}::test_x", [1.0, 2.0, 3.0])], {})
     b = run_json([result(f"{A}::test_x", [2.0, 4.0, 6.0]), result(f"{A}::test_only_b", [1.0, 1.0, 1.0])], {})
-    (row,) = bench.compare(a, b)  # only benchmarks present in both
+    (row,) = cmp.compare(a, b)  # only benchmarks present in both
     assert (row["a_s"], row["b_s"], row["verdict"]) == (2.0, 4.0, "regressed")
 
 
@@ -178,7 +183,7 @@ def test_compare_reads_stats_when_extra_info_has_no_median():
 def test_compare_command_exit_status(tmp_path, ratio, code):
     a, b = pair(ratio, ("x", "y"))
     pa, pb = write(tmp_path / "a.json", a), write(tmp_path / "b.json", b)
-    out = CliRunner().invoke(bench.bench_app, ["compare", str(pa), str(pb), "--threshold", "0.1"])
+    out = CliRunner().invoke(bench_app, ["compare", str(pa), str(pb), "--threshold", "0.1"])
     assert out.exit_code == code, out.output
     assert "2 compared" in out.output
 
@@ -187,8 +192,8 @@ def test_compare_command_with_nothing_in_common_or_no_file(tmp_path):
     a = run_json([result(f"{A}::test_x", [1.0, 1.0, 1.0])], {})
     b = run_json([result(f"{B}::test_y", [1.0, 1.0, 1.0])], {})
     pa, pb = write(tmp_path / "a.json", a), write(tmp_path / "b.json", b)
-    assert CliRunner().invoke(bench.bench_app, ["compare", str(pa), str(pb)]).exit_code == 2
-    missing = CliRunner().invoke(bench.bench_app, ["compare", str(pa), str(tmp_path / "none.json")])
+    assert CliRunner().invoke(bench_app, ["compare", str(pa), str(pb)]).exit_code == 2
+    missing = CliRunner().invoke(bench_app, ["compare", str(pa), str(tmp_path / "none.json")])
     assert missing.exit_code != 0 and "no benchmark results" in missing.output
 
 
@@ -196,30 +201,30 @@ def test_compare_command_group_filter(tmp_path):
     a = run_json([result(f"{A}::test_x", [1e-3] * 3, group="fast"), result(f"{A}::test_y", [1e-3] * 3, group="slow")], {})
     b = run_json([result(f"{A}::test_x", [1e-3] * 3, group="fast"), result(f"{A}::test_y", [5e-3] * 3, group="slow")], {})
     pa, pb = write(tmp_path / "a.json", a), write(tmp_path / "b.json", b)
-    assert CliRunner().invoke(bench.bench_app, ["compare", str(pa), str(pb), "--group", "fast"]).exit_code == 0
-    assert CliRunner().invoke(bench.bench_app, ["compare", str(pa), str(pb), "--group", "sl*"]).exit_code == 1
+    assert CliRunner().invoke(bench_app, ["compare", str(pa), str(pb), "--group", "fast"]).exit_code == 0
+    assert CliRunner().invoke(bench_app, ["compare", str(pa), str(pb), "--group", "sl*"]).exit_code == 1
 
 
 def test_benchmark_hash_follows_workloads_and_measuring_code_not_storage(tmp_path):
-    from verify.registry import snippet_hash
-
     files = {
-        "tests/test_bench_x.py": "import pytest\nfrom snippets._workloads import w\nfrom verify import bench_plugin, bench\n"
+        "tests/test_bench_x.py": "import pytest\nfrom snippets._workloads import w\nfrom verify.bench import plugin, store\n"
                                  "pytestmark = pytest.mark.bench\n",
         "snippets/_workloads/__init__.py": "", "snippets/_workloads/w.py": "N = 1\n",
-        "verify/__init__.py": "", "verify/bench_plugin.py": "X = 1\n", "verify/bench.py": "Y = 1\n",
+        "verify/__init__.py": "", "verify/bench/__init__.py": "", "verify/bench/plugin.py": "X = 1\n",
+        "verify/bench/store.py": "Y = 1\n",
     }
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
 
     def digest() -> str:
-        return snippet_hash(tmp_path / "tests/test_bench_x.py", tmp_path, follow=bench._measures)
+        facts = scan.ScanCache(tmp_path, tmp_path / ".cache")
+        return registry.snippet_hash(tmp_path / "tests/test_bench_x.py", facts, follow=store._measures)
 
     before = digest()
-    (tmp_path / "verify/bench.py").write_text("Y = 2  # storage changed\n")
+    (tmp_path / "verify/bench/store.py").write_text("Y = 2  # storage changed\n")
     assert digest() == before
-    (tmp_path / "verify/bench_plugin.py").write_text("X = 2\n")
+    (tmp_path / "verify/bench/plugin.py").write_text("X = 2\n")
     after_plugin = digest()
     assert after_plugin != before
     (tmp_path / "snippets/_workloads/w.py").write_text("N = 2\n")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
-from tests._project import write
-from verify import cache, engine
+from tests._project import settings, write
+from verify.storage import cache
+from verify.running import engine
 
 SNIP = ("from verify.claim import claim\nQ = 'c'\n"
         "@claim('{cid}', question=Q, statement='s', expect={{'x': {value}}})\ndef _(ctx):\n    return {{'x': 1}}\n")
@@ -18,48 +19,48 @@ def _project(tmp_path):
 
 def test_second_run_is_served_from_cache(tmp_path):
     root = _project(tmp_path)
-    first = engine.verify(root, jobs=1)
+    first = engine.verify(settings(root), jobs=1)
     assert sorted(first.ran) == ["c.a", "c.b"]
-    second = engine.verify(root, jobs=1)
+    second = engine.verify(settings(root), jobs=1)
     assert second.ran == [] and second.local["c.a"] == first.local["c.a"]
 
 
 def test_editing_one_snippet_reruns_only_its_claims(tmp_path):
     root = _project(tmp_path)
-    engine.verify(root, jobs=1)
+    engine.verify(settings(root), jobs=1)
     (root / "snippets/c/b.py").write_text(SNIP.format(cid="c.b", value=1) + "# edited\n")
-    assert engine.verify(root, jobs=1).ran == ["c.b"]
+    assert engine.verify(settings(root), jobs=1).ran == ["c.b"]
 
 
 def test_corrupt_entry_is_ignored_and_run_again(tmp_path, caplog):
     root = _project(tmp_path)
-    first = engine.verify(root, jobs=1)
-    entry = cache.EvidenceCache(engine.cache_dir(root), first.probe).path("c.a")
+    first = engine.verify(settings(root), jobs=1)
+    entry = cache.EvidenceCache(settings(root).cache_dir, first.probe).path("c.a")
     entry.write_text("{ not json")
     with caplog.at_level("INFO", logger="mkdocs.verify"):
-        again = engine.verify(root, jobs=1)
-    assert again.ran == ["c.a"] and again.local["c.a"]["outcome"] == "pass"
+        again = engine.verify(settings(root), jobs=1)
+    assert again.ran == ["c.a"] and again.local["c.a"].outcome == "pass"
     assert any(str(entry) in r.getMessage() and "corrupt" in r.getMessage() for r in caplog.records)
     assert json.loads(entry.read_text())["outcome"] == "pass"  # replaced by a good entry
 
 
 def test_a_failing_run_does_not_lose_cached_evidence(tmp_path):
     root = _project(tmp_path)
-    first = engine.verify(root, jobs=1)
+    first = engine.verify(settings(root), jobs=1)
     (root / "snippets/c/a.py").write_text(SNIP.format(cid="c.a", value=2))  # now false
-    second = engine.verify(root, jobs=1)
-    assert second.local["c.a"]["outcome"] == "fail"
+    second = engine.verify(settings(root), jobs=1)
+    assert second.local["c.a"].outcome == "fail"
     assert second.local["c.b"] == first.local["c.b"]
     # the old passing entry is still on disk (under the old hash: not used, not lost)
-    path = cache.EvidenceCache(engine.cache_dir(root), first.probe).path("c.a")
-    assert json.loads(path.read_text())["snippet_hash"] == first.local["c.a"]["snippet_hash"]
+    path = cache.EvidenceCache(settings(root).cache_dir, first.probe).path("c.a")
+    assert json.loads(path.read_text())["snippet_hash"] == first.local["c.a"].snippet_hash
     (root / "snippets/c/a.py").write_text(SNIP.format(cid="c.a", value=1))
-    assert engine.verify(root, jobs=1).ran == []  # back to the old source: served from cache again
+    assert engine.verify(settings(root), jobs=1).ran == []  # back to the old source: served from cache again
 
 
 def test_clear_removes_selected_or_all_entries(tmp_path):
     root = _project(tmp_path)
-    engine.verify(root, jobs=1)
-    assert cache.clear(engine.cache_dir(root), ["c.a"]) == 1
-    assert engine.verify(root, jobs=1).ran == ["c.a"]
-    assert cache.clear(engine.cache_dir(root)) == 2
+    engine.verify(settings(root), jobs=1)
+    assert cache.clear(settings(root).cache_dir, ["c.a"]) == 1
+    assert engine.verify(settings(root), jobs=1).ran == ["c.a"]
+    assert cache.clear(settings(root).cache_dir) == 2

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typer.testing import CliRunner
 
 from tests._project import GOOD_SNIPPET, write
-from verify.cli import app
+from verify.cli.main import app
 
 runner = CliRunner()
 
 
 def _invoke(root, *args):
-    return runner.invoke(app, list(args), env={"VERIFY_ROOT": str(root)})
+    return runner.invoke(app, [*args, "--root", str(root)])
 
 
 def test_unknown_claim_question_and_device_are_clear_errors(tmp_path):

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from verify.paths import project_root
+from tests._project import REPO_SETTINGS as SETTINGS
 
-ROOT = project_root()
+ROOT = SETTINGS.root
 
 
 def _tool(name: str) -> str:

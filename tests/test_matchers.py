@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from verify.matchers import check, describe
+from verify.core.matchers import check, describe
 
 
 @pytest.mark.parametrize(("expected", "observed", "ok"), [

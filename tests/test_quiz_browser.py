@@ -56,7 +56,7 @@ def site(tmp_path_factory):
     shutil.copy(ROOT / "docs" / "quiz.md", docs / "quiz.md")
     shutil.copytree(ROOT / "docs" / "assets" / "quiz", docs / "assets" / "quiz")
     (root / "mkdocs.yml").write_text(MKDOCS_YML, encoding="utf-8")
-    env = dict(os.environ, VERIFY_ROOT=str(root), NO_MKDOCS_2_WARNING="1")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / "mkdocs.yml")], check=True,
                    env=env, cwd=root, timeout=180)
     with serve(root / "site") as base:

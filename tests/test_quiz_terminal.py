@@ -21,13 +21,14 @@ HEAVY = ("torch", "numpy", "jieba", "markdown", "markdown_it", "genanki")
 @pytest.fixture
 def env(tmp_path):
     write_sample_docs(tmp_path / "docs")
+    (tmp_path / "mkdocs.yml").write_text("site_name: sample\n", encoding="utf-8")  # the checkout the quiz finds
     e = dict(os.environ, XDG_DATA_HOME=str(tmp_path / "data"), NO_COLOR="1", TERM="dumb", COLUMNS="110",
-             PYTHONPROFILEIMPORTTIME="1", VERIFY_ROOT=str(tmp_path))
+             PYTHONPROFILEIMPORTTIME="1", PWD=str(tmp_path))
     return e
 
 
 def spawn(env, *args: str) -> pexpect.spawn:
-    return pexpect.spawn(sys.executable, ["-m", "verify.cli", "quiz", *args], env=env, cwd=str(ROOT),
+    return pexpect.spawn(sys.executable, ["-m", "verify.cli", "quiz", *args], env=env, cwd=env["PWD"],
                          encoding="utf-8", timeout=60, dimensions=(50, 110))
 
 

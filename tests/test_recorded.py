@@ -6,14 +6,17 @@ import json
 
 import pytest
 
-from tests._project import GOOD_SNIPPET, tiny_project
-from verify import evidence, record, render, session
-from verify.errors import ClaimError
+from tests._project import GOOD_SNIPPET, settings, tiny_project
+from verify import settings as settings_mod
+from verify.core import evidence
+from verify.running import record
+from verify.site import fences, session
+from verify.core.errors import ClaimError
 
 
 def _as_other_machine(root, key: str = "cuda-test-gpu") -> None:
     """Record here, then file the record under another device key, as a committed GPU file would be."""
-    path, out = record.record(root, jobs=1)
+    path, out = record.record(settings(root), jobs=1)
     assert out.failures == []
     data = json.loads(path.read_text())
     assert data["machine"]["torch"] and set(data["claims"]) == {"tiny.stride", "tiny.error"}
@@ -23,7 +26,7 @@ def _as_other_machine(root, key: str = "cuda-test-gpu") -> None:
 def test_recorded_evidence_is_verified_elsewhere_then_stale_after_an_edit(tmp_path, monkeypatch):
     root = tiny_project(tmp_path)
     _as_other_machine(root)
-    monkeypatch.setenv("VERIFY_ROOT", str(root))
+    monkeypatch.setattr(settings_mod, "_site", settings(root))
     monkeypatch.setattr(session, "RECHECK_S", 0.0)
     sess = session.get()
     assert sess.remote_statuses("tiny.stride") == {"cuda-test-gpu": evidence.VERIFIED_ELSEWHERE}
@@ -33,7 +36,7 @@ def test_recorded_evidence_is_verified_elsewhere_then_stale_after_an_edit(tmp_pa
     (root / "snippets/tiny/basic.py").write_text(GOOD_SNIPPET + "\n# changed since the recording\n")
     sess = session.get()  # a change to a snippet starts a fresh session
     assert sess.remote_statuses("tiny.stride") == {"cuda-test-gpu": evidence.STALE}
-    html = render.claim_fence("tiny.stride", "claim", "claim", {}, None)
+    html = fences.claim_fence("tiny.stride", "claim", "claim", {}, None)
     assert 'data-status="stale"' in html and 'data-status="verified-here"' in html
 
 
@@ -41,16 +44,16 @@ def test_a_broken_recorded_file_is_a_clear_error_naming_it(tmp_path, monkeypatch
     root = tiny_project(tmp_path)
     (root / "evidence").mkdir()
     (root / "evidence/cuda-x.json").write_text("[1, 2")
-    monkeypatch.setenv("VERIFY_ROOT", str(root))
+    monkeypatch.setattr(settings_mod, "_site", settings(root))
     with pytest.raises(ClaimError, match=r"evidence/cuda-x.json: not a recorded-evidence file"):
         session.get()
 
 
 def test_record_keeps_claims_it_did_not_run(tmp_path):
     root = tiny_project(tmp_path)
-    path, _ = record.record(root, jobs=1)
+    path, _ = record.record(settings(root), jobs=1)
     data = json.loads(path.read_text())
     data["claims"]["old.claim"] = {"id": "old.claim", "outcome": "pass"}
     path.write_text(json.dumps(data))
-    path, _ = record.record(root, jobs=1)
+    path, _ = record.record(settings(root), jobs=1)
     assert "old.claim" in json.loads(path.read_text())["claims"]

@@ -2,12 +2,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests._project import GOOD_SNIPPET, write
-from verify import registry
+from tests._project import GOOD_SNIPPET, settings, write
+from verify.core import registry
+from verify.storage import scan
 
 
 def _load(tmp_path: Path, files: dict[str, str]) -> registry.Registry:
-    return registry.load(write(tmp_path, files))
+    return scan.load_registry(settings(write(tmp_path, files)))
 
 
 def test_claims_are_read_from_source_with_module_constants(tmp_path):
@@ -63,13 +64,13 @@ def test_hash_covers_imported_workloads_and_named_files(tmp_path):
              "snippets/q/other.py": src.replace("h.x", "h.y").replace("from snippets._workloads.w import f\n",
                                                                      "f = lambda: 1\n").replace('"k.cpp"', '"z"')}
     root = write(tmp_path, files)
-    before = registry.load(root).files
+    before = scan.load_registry(settings(root)).files
     (root / "snippets/_workloads/w.py").write_text("def f():\n    return 2\n")
-    after_workload = registry.load(root).files
+    after_workload = scan.load_registry(settings(root)).files
     assert after_workload["snippets/q/a.py"] != before["snippets/q/a.py"]
     assert after_workload["snippets/q/other.py"] == before["snippets/q/other.py"]
     (root / "snippets/q/k.cpp").write_text("int main() { return 1; }\n")
-    assert registry.load(root).files["snippets/q/a.py"] != after_workload["snippets/q/a.py"]
+    assert scan.load_registry(settings(root)).files["snippets/q/a.py"] != after_workload["snippets/q/a.py"]
 
 
 def _spec(**kw) -> registry.ClaimSpec:
@@ -77,7 +78,7 @@ def _spec(**kw) -> registry.ClaimSpec:
 
 
 def test_needs_are_checked_against_the_machine(monkeypatch):
-    from verify import engine
+    from verify.running import engine
 
     cpu = {"device": "cpu", "compilers": {"g++": True, "nvcc": False}, "cpu_count": 1, "torch": "2.13.0"}
     assert engine.unmet_need(_spec(needs=("cuda",)), cpu) == "needs CUDA; no GPU on this machine"

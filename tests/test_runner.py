@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests._project import write
-from verify import engine
+from tests._project import settings, write
+from verify.running import engine
 
 HEADER = "import os, sys, time\nfrom verify.claim import claim\nQ = 'r'\n"
 
@@ -16,7 +16,7 @@ def _claim(cid: str, body: str, **extra: str) -> str:
 
 def _run(tmp_path, source: str, **kwargs):
     root = write(tmp_path, {"snippets/r/a.py": HEADER + source})
-    return engine.verify(root, jobs=1, **kwargs)
+    return engine.verify(settings(root), jobs=1, **kwargs)
 
 
 def test_timeout_crash_and_exception_each_recorded_and_later_claims_still_run(tmp_path):
@@ -27,12 +27,12 @@ def test_timeout_crash_and_exception_each_recorded_and_later_claims_still_run(tm
               + _claim("r.ok", "return {'x': 1}"))
     out = _run(tmp_path, source)
     rec = out.local
-    assert rec["r.hang"]["outcome"] == "timeout" and "1 s" in rec["r.hang"]["message"] or "2 s" in rec["r.hang"]["message"]
-    assert rec["r.segv"]["outcome"] == "crash" and "SIGSEGV" in rec["r.segv"]["message"]
-    assert rec["r.raise"]["outcome"] == "error" and "ValueError: boom" in rec["r.raise"]["message"]
-    assert rec["r.exit"]["outcome"] == "crash" and "status 7" in rec["r.exit"]["message"]
-    assert "partial" in rec["r.exit"]["output"]  # what it printed before dying is kept
-    assert rec["r.ok"]["outcome"] == "pass"
+    assert rec["r.hang"].outcome == "timeout" and "1 s" in rec["r.hang"].message or "2 s" in rec["r.hang"].message
+    assert rec["r.segv"].outcome == "crash" and "SIGSEGV" in rec["r.segv"].message
+    assert rec["r.raise"].outcome == "error" and "ValueError: boom" in rec["r.raise"].message
+    assert rec["r.exit"].outcome == "crash" and "status 7" in rec["r.exit"].message
+    assert "partial" in rec["r.exit"].output  # what it printed before dying is kept
+    assert rec["r.ok"].outcome == "pass"
     failing = {f.claim for f in out.failures}
     assert failing == {"r.hang", "r.segv", "r.raise", "r.exit"}
 
@@ -40,7 +40,7 @@ def test_timeout_crash_and_exception_each_recorded_and_later_claims_still_run(tm
 def test_output_is_captured_at_the_file_descriptor_level(tmp_path):
     body = "print('from python')\nos.write(1, b'from fd 1\\n')\nos.write(2, b'from fd 2\\n')\nreturn {'x': 1}"
     out = _run(tmp_path, _claim("r.print", body))
-    output = out.local["r.print"]["output"]
+    output = out.local["r.print"].output
     assert "from python" in output and "from fd 1" in output and "from fd 2" in output
 
 
@@ -50,39 +50,39 @@ def test_expected_error_that_does_not_happen_is_a_failure(tmp_path):
               "@claim('r.wrongerr', question=Q, statement='s', raises=('RuntimeError', 'view size'))\n"
               "def _(ctx):\n    raise RuntimeError('something else')\n")
     rec = _run(tmp_path, source).local
-    assert rec["r.noerr"]["outcome"] == "fail" and "no exception was raised" in rec["r.noerr"]["message"]
-    assert rec["r.wrongerr"]["outcome"] == "fail" and "something else" in rec["r.wrongerr"]["message"]
+    assert rec["r.noerr"].outcome == "fail" and "no exception was raised" in rec["r.noerr"].message
+    assert rec["r.wrongerr"].outcome == "fail" and "something else" in rec["r.wrongerr"].message
 
 
 def test_observed_values_are_kept_on_failure_and_success(tmp_path):
     source = _claim("r.false", "return {'x': 2, 'extra': (1, 2)}") + _claim("r.true", "ctx.observe(x=1, note='hi')")
     rec = _run(tmp_path, source).local
-    assert rec["r.false"]["outcome"] == "fail" and rec["r.false"]["observed"] == {"x": 2, "extra": [1, 2]}
-    assert "x: expected == 1, observed 2" in rec["r.false"]["message"]
-    assert rec["r.true"]["observed"] == {"x": 1, "note": "hi"}
+    assert rec["r.false"].outcome == "fail" and rec["r.false"].observed == {"x": 2, "extra": [1, 2]}
+    assert "x: expected == 1, observed 2" in rec["r.false"].message
+    assert rec["r.true"].observed == {"x": 1, "note": "hi"}
 
 
 def test_broken_import_fails_every_claim_of_the_file_with_the_reason(tmp_path):
     source = "import no_such_module_here\n" + _claim("r.a", "return {'x': 1}") + _claim("r.b", "return {'x': 1}")
     rec = _run(tmp_path, source).local
     for cid in ("r.a", "r.b"):
-        assert rec[cid]["outcome"] == "error" and "no_such_module_here" in rec[cid]["message"]
+        assert rec[cid].outcome == "error" and "no_such_module_here" in rec[cid].message
 
 
 def test_cuda_claim_is_skipped_on_a_cpu_machine_never_verified(tmp_path):
     rec = _run(tmp_path, _claim("r.gpu", "raise SystemExit('must not run')", needs='["cuda"]')).local["r.gpu"]
-    assert rec["outcome"] == "skipped" and "CUDA" in rec["message"]
+    assert rec.outcome == "skipped" and "CUDA" in rec.message
 
 
 def test_provenance_is_recorded(tmp_path):
     rec = _run(tmp_path, _claim("r.ok", "return {'x': 1}")).local["r.ok"]
-    prov = rec["provenance"]
+    prov = rec.provenance
     for key in ("torch", "torch_build", "device_name", "python", "os", "git_commit", "date", "threads"):
-        assert prov.get(key) not in (None, ""), key
-    assert len(rec["snippet_hash"]) == 16 and rec["duration_s"] >= 0
+        assert getattr(prov, key) not in (None, ""), key
+    assert len(rec.snippet_hash) == 16 and rec.duration_s >= 0
 
 
 def test_a_file_with_ordinary_and_performance_claims_runs_both_batches(tmp_path):
     source = _claim("r.fact", "return {'x': 1}") + _claim("r.perf", "return {'x': 1}", kind="'perf'")
     out = _run(tmp_path, source)
-    assert out.local["r.fact"]["outcome"] == "pass" and out.local["r.perf"]["outcome"] == "pass"
+    assert out.local["r.fact"].outcome == "pass" and out.local["r.perf"].outcome == "pass"

@@ -15,10 +15,10 @@ from urllib.parse import urlparse
 import pytest
 
 from tests._browser import ARTIFACTS, browser, serve
-from verify.paths import project_root
+from tests._project import REPO_SETTINGS as SETTINGS
 
 pytestmark = pytest.mark.slow
-ROOT = project_root()
+ROOT = SETTINGS.root
 
 # What the issues ask each question to show as verified on the CPU at least.
 MIN_VERIFIED = {"repeat-vs-expand": 14, "python-overhead": 12, "op-registration": 10, "graph-fusion": 10}
@@ -27,7 +27,7 @@ MIN_VERIFIED = {"repeat-vs-expand": 14, "python-overhead": 12, "op-registration"
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("realsite") / "site"
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", VERIFY_ROOT=str(ROOT))
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, proc.stderr[-5000:]

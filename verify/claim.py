@@ -21,7 +21,6 @@ The function itself runs only inside a worker subprocess (see ``verify.worker``)
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,11 +75,13 @@ class Context:
     Attributes:
         device: ``"cuda"`` when the worker has a GPU, else ``"cpu"``.
         workdir: an empty directory for this claim (compiled objects, caches it wants cold).
+        snippet_folder: the folder of the snippet file being run (C++ sources beside it).
         observed: values recorded with :meth:`observe`; merged with the function's return value.
     """
 
     device: str
     workdir: Path
+    snippet_folder: Path = Path(".")
     observed: dict[str, Any] = field(default_factory=dict)
 
     def observe(self, **values: Any) -> None:
@@ -97,4 +98,4 @@ class Context:
 
     def snippet_dir(self) -> Path:
         """The directory of the snippet file being run (for C++ sources beside it)."""
-        return Path(os.environ["VERIFY_SNIPPET_DIR"])
+        return self.snippet_folder

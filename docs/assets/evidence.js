@@ -3,7 +3,7 @@
 (function () {
   var codeCount = 0;
   function unpackCode() {
-    // Each claim's highlighted code ships inside <script type="text/html"> (see verify/render.py).
+    // Each claim's highlighted code ships inside <script type="text/html"> (see verify/site/fences.py).
     document.querySelectorAll("script.vf-code-src").forEach(function (src) {
       var holder = document.createElement("div");
       holder.className = "vf-code";

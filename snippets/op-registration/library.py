@@ -23,7 +23,7 @@ SHOWN = ("CPU", "CUDA", "Meta", "AutogradCPU", "AutogradCUDA", "CompositeImplici
 
 
 def _source() -> Path:
-    return Path(os.environ["VERIFY_SNIPPET_DIR"]) / SOURCE
+    return Path(__file__).resolve().parent / SOURCE
 
 
 @functools.cache

@@ -8,28 +8,24 @@ file and the field.
 from __future__ import annotations
 
 import html
-import os
 from pathlib import Path
 
+from verify import settings as settings_mod
 from verify.quiz.bank import BankError, bank_json, build_bank
-
-
-def _docs_dir() -> Path:
-    root = Path(os.environ.get("VERIFY_ROOT", Path(__file__).resolve().parent.parent.parent))
-    return root / "docs"
 
 
 def quizbank_fence(source: str, language: str, css_class: str, options: dict, md, **kwargs) -> str:
     """Format ``quizbank`` fences. The fence body may name the docs folder: ``docs: path``."""
     from pymdownx.superfences import SuperFencesException  # noqa: PLC0415
 
-    docs = _docs_dir()
+    settings = settings_mod.for_site()
+    docs = settings.docs_dir
     for line in source.splitlines():
         key, _, value = line.partition(":")
         if key.strip() == "docs" and value.strip():
             docs = Path(value.strip())
     try:
-        bank = build_bank(docs)
+        bank = build_bank(docs, cache_dir=settings.cache_dir)
     except BankError as exc:
         raise SuperFencesException(str(exc)) from exc
     # "<" escaped as \u003c keeps "</script>" inside answers from closing the element; still valid JSON

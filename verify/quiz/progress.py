@@ -8,7 +8,6 @@ one is started, with a message saying where the old file went.
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -38,8 +37,9 @@ CREATE TABLE IF NOT EXISTS reviews (
 
 def data_dir() -> Path:
     """$XDG_DATA_HOME/verified-infra-interview, else ~/.local/share/verified-infra-interview."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / APP
+    from verify.settings import user_data_home  # noqa: PLC0415
+
+    return user_data_home() / APP
 
 
 def default_db() -> Path:

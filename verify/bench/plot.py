@@ -1,0 +1,110 @@
+"""Plots of benchmark groups: SVG line plots drawn by matplotlib, cached on disk by their data.
+
+SVG from matplotlib's Agg backend with text left as text (no embedded or fetched fonts); dark mode
+inverts the image in CSS (``.vf-plot``).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+from functools import lru_cache
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from verify.bench.compare import per_call
+from verify.storage.fs import atomic_write_text
+
+
+def label(b: dict[str, Any]) -> str:
+    return str(b.get("extra_info", {}).get("variant") or b["name"].split("[")[0])
+
+
+@lru_cache(maxsize=128)
+def _svg(payload: str) -> str:
+    """An SVG line plot of ``payload`` (JSON: title, x label, panels of series)."""
+    import matplotlib  # noqa: PLC0415
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    spec = json.loads(payload)
+    panels = spec["panels"]
+    with plt.rc_context({"svg.fonttype": "none", "font.family": "sans-serif", "font.size": 9,
+                         "svg.hashsalt": spec["title"]}):
+        fig, axes = plt.subplots(1, len(panels), figsize=(3.4 * len(panels), 2.6), squeeze=False)
+        for ax, panel in zip(axes[0], panels):
+            for name, pts in panel["series"].items():
+                pts = sorted(pts)
+                xs = [p[0] for p in pts]
+                ys = [p[1] for p in pts]
+                if panel.get("band"):
+                    lo = [p[2] for p in pts]
+                    hi = [p[3] for p in pts]
+                    ax.fill_between(xs, lo, hi, alpha=0.25, linewidth=0)
+                ax.plot(xs, ys, marker="o", markersize=3, label=name)
+            if spec.get("xscale", "log") == "log":
+                ax.set_xscale("log", base=2)
+            if panel.get("log_y", True):
+                ax.set_yscale("log")
+            if panel.get("hline"):
+                ax.axhline(panel["hline"], color="#000000", linestyle="--", linewidth=0.8)
+            ax.set_xlabel(spec["xlabel"])
+            ax.set_ylabel(panel["ylabel"])
+            ax.grid(True, which="major", alpha=0.3)
+            ax.legend(fontsize=7, frameon=False)
+        fig.suptitle(spec["title"], fontsize=9)
+        fig.tight_layout()
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", transparent=True)
+        plt.close(fig)
+    text = buf.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _as_img(svg: str, title: str) -> str:
+    """The plot as one <img> with a data: URI. Inline, an SVG is thousands of tags that every HTML
+    consumer of the page (the search indexer above all) must walk; as an image it is one tag, and
+    it still needs no request. Dark mode inverts it in CSS (``.vf-plot``)."""
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return f'<img class="vf-plot" alt="{escape(title)}" src="data:image/svg+xml;base64,{data}">'
+
+
+def plot(benches: list[dict[str, Any]], title: str, x: str, mode: str, cache_dir: Path, xscale: str = "log") -> str:
+    """SVG for one device's results of a group: time per call, and achieved rate or fraction."""
+    if mode == "none" or not benches:
+        return ""
+    pts = [b for b in benches if isinstance(b.get("extra_info", {}).get(x), (int, float))]
+    if len({b["extra_info"][x] for b in pts}) < 2:
+        return ""
+    time_series: dict[str, list] = {}
+    frac_series: dict[str, list] = {}
+    for b in pts:
+        e = b["extra_info"]
+        med = per_call(b)
+        time_series.setdefault(label(b), []).append(
+            [e[x], med, e.get("q1_s", med), e.get("q3_s", med)])
+        if "fraction" in e:
+            frac_series.setdefault(label(b), []).append([e[x], e["fraction"]])
+    panels = []
+    if mode in ("time", "both"):
+        panels.append({"series": time_series, "ylabel": "time per call (s)", "band": True})
+    if mode in ("fraction", "both") and frac_series:
+        panels.append({"series": frac_series, "ylabel": "fraction of limit", "log_y": False, "hline": 1.0})
+    if not panels:
+        return ""
+    spec = {"title": title, "xlabel": x, "panels": panels}
+    if xscale != "log":  # absent by default, so that cached plots of the other groups keep their key
+        spec["xscale"] = xscale
+    payload = json.dumps(spec, sort_keys=True)
+    # Drawing costs about a second a plot on a busy machine; the same data gives the same SVG, so
+    # a rebuild with unchanged results reads it back instead of importing matplotlib at all.
+    cached = cache_dir / "bench_svg" / (hashlib.sha256(payload.encode()).hexdigest()[:20] + ".svg")
+    if cached.is_file():
+        return _as_img(cached.read_text(encoding="utf-8"), title)
+    svg = _svg(payload)
+    atomic_write_text(cached, svg)
+    return _as_img(svg, title)

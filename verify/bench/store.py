@@ -1,0 +1,98 @@
+"""Benchmark results: pytest-benchmark's JSON per device, and whether each file's results are current.
+
+Storage is pytest-benchmark's own JSON (``--benchmark-json``), one file per device under
+``benchmarks/<device_key>.json``, with two additions: ``sources`` (benchmark file -> hash of the
+file and the project modules it imports, as for snippets) and ``runs`` (benchmark file -> the
+date, commit and machine info of the run that produced its results). A benchmark file's results
+are *stale* when its hash changed since; *missing* when it never ran on that device.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from verify.settings import Settings
+from verify.storage import scan
+from verify.storage.fs import CORRUPT, Memo, read_json, stamp, tree_stamp
+
+FORMAT = 1
+TEST_GLOB = "tests/test_bench_*.py"
+
+# A benchmark file marks its whole module: ``pytestmark = pytest.mark.bench`` or a list holding it.
+_MARKED = re.compile(r"^pytestmark\s*=.*\bpytest\.mark\.bench\b", re.MULTILINE)
+
+# Of the project's own modules, only these change what a benchmark measures; the rest (storage,
+# rendering, the CLI) can change without making the stored results stale.
+MEASURING = ("verify/bench/plugin.py", "verify/timing.py")
+
+_HASHES: Memo[dict[str, str]] = Memo()
+_LOADED: Memo[dict[str, dict[str, Any]]] = Memo()
+
+
+def bench_files(root: Path) -> list[str]:
+    """Benchmark test files (``tests/test_bench_*.py`` whose module is marked ``bench``), sorted.
+
+    Unmarked files under the same glob (unit tests of this module) are not benchmarks: they have
+    no results to store and would make a benchmark run fail for want of benchmarks.
+    """
+    return sorted(p.relative_to(root).as_posix() for p in root.glob(TEST_GLOB)
+                  if _MARKED.search(p.read_text(encoding="utf-8")))
+
+
+def _measures(rel: str) -> bool:
+    return not rel.startswith("verify/") or rel in MEASURING
+
+
+def source_hash(settings: Settings, rel: str) -> str:
+    """What a stored result is current for: the benchmark file, its workloads, the measuring code."""
+    return scan.source_hash(settings, settings.root / rel, follow=_measures)
+
+
+def current_hashes(settings: Settings) -> dict[str, str]:
+    """Benchmark file -> hash of it and what it imports; recomputed only when a source changed."""
+    root = settings.root
+    current = tree_stamp(root, (("tests", "*.py"), ("snippets", "*.py"), ("verify", "*.py")))
+    return dict(_HASHES.get(root, current, lambda: {f: source_hash(settings, f) for f in bench_files(root)}))
+
+
+def load(path: Path) -> dict[str, Any] | None:
+    data = read_json(path)
+    if data is None or data is CORRUPT or not isinstance(data, dict) or "benchmarks" not in data:
+        return None
+    return data
+
+
+def load_all(settings: Settings) -> dict[str, dict[str, Any]]:
+    """device key -> stored results, for every file under ``benchmarks/``; read again only when changed."""
+    paths = sorted(settings.bench_dir.glob("*.json"))
+    return dict(_LOADED.get(settings.bench_dir, stamp(paths),
+                            lambda: {p.stem: data for p in paths if (data := load(p)) is not None}))
+
+
+def file_of(bench: dict[str, Any]) -> str:
+    return bench["fullname"].split("::")[0]
+
+
+def merge(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
+    """Results of the files that ran in ``new`` replace theirs in ``old``; the rest are kept."""
+    ran = set(new.get("sources", {}))
+    run_info = {"datetime": new.get("datetime"), "machine_info": new.get("machine_info"),
+                "commit_info": {k: new.get("commit_info", {}).get(k) for k in ("id", "dirty", "branch")}}
+    out = dict(new)
+    out["format"] = FORMAT
+    kept = [b for b in (old or {}).get("benchmarks", []) if file_of(b) not in ran]
+    out["benchmarks"] = kept + list(new.get("benchmarks", []))
+    out["sources"] = {**(old or {}).get("sources", {}), **new.get("sources", {})}
+    out["runs"] = {**(old or {}).get("runs", {}), **{f: run_info for f in ran}}
+    return out
+
+
+def freshness(settings: Settings, data: dict[str, Any] | None) -> dict[str, str]:
+    """Benchmark file -> ``current``, ``stale`` or ``missing`` for one device's results."""
+    sources = (data or {}).get("sources", {})
+    out = {}
+    for f, h in current_hashes(settings).items():
+        out[f] = "missing" if f not in sources else ("current" if sources[f] == h else "stale")
+    return out

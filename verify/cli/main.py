@@ -1,0 +1,177 @@
+"""The project's one console script: ``verify``.
+
+Heavy modules are imported inside the commands, so ``verify quiz`` starts without torch.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from verify.cli.common import RootOpt, settings_for
+from verify.settings import Settings
+
+app = typer.Typer(help="Run the knowledge base's claims, inspect their evidence, practise its questions.",
+                  no_args_is_help=True, add_completion=False)
+console = Console()
+
+DeviceOpt = Annotated[str, typer.Option(help="any | cpu | cuda: keep claims that need (or do not need) CUDA")]
+
+
+def _selector(ids: list[str], question: str | None, device: str):
+    if device not in ("any", "cpu", "cuda"):
+        raise typer.BadParameter(f"--device must be any, cpu or cuda, not {device!r}", param_hint="--device")
+
+    def select(spec) -> bool:
+        if ids and not any(fnmatch.fnmatchcase(spec.id, pat) for pat in ids):
+            return False
+        if question and spec.question != question:
+            return False
+        if device == "cuda" and "cuda" not in spec.needs:
+            return False
+        return not (device == "cpu" and "cuda" in spec.needs)
+
+    return select
+
+
+def _check_filters(settings: Settings, ids: list[str], question: str | None) -> None:
+    from verify.storage import scan  # noqa: PLC0415
+
+    reg = scan.load_registry(settings)
+    for problem in reg.problems:
+        console.print(problem.line(), style="red", markup=False, highlight=False, soft_wrap=True)
+    for pat in ids:
+        if not any(fnmatch.fnmatchcase(cid, pat) for cid in reg.claims):
+            raise typer.BadParameter(f"no claim matches {pat!r} in {settings.root} (try `verify list`)",
+                                     param_hint="--id")
+    questions = sorted({s.question for s in reg.claims.values()})
+    if question and question not in questions:
+        raise typer.BadParameter(f"unknown question {question!r} in {settings.root}; known: "
+                                 f"{', '.join(questions) or 'none'}", param_hint="--question")
+
+
+@app.command()
+def run(
+    ids: Annotated[list[str], typer.Option("--id", help="claim id or glob (repeatable)")] = [],  # noqa: B006
+    question: Annotated[str | None, typer.Option(help="only this question's claims")] = None,
+    device: DeviceOpt = "any",
+    force: Annotated[bool, typer.Option(help="run even when cached evidence matches")] = False,
+    jobs: Annotated[int, typer.Option(help="parallel workers for ordinary claims (0: automatic)")] = 0,
+    root: RootOpt = None,
+) -> None:
+    """Run claims (cached ones are reused) and print a verdict for each."""
+    from verify.core import errors  # noqa: PLC0415
+    from verify.core.records import Evidence, Outcome  # noqa: PLC0415
+    from verify.running import engine  # noqa: PLC0415
+
+    settings = settings_for(root)
+    _check_filters(settings, ids, question)
+
+    def progress(cid: str, record: Evidence) -> None:
+        colour = "green" if record.outcome is Outcome.PASS else "red"
+        console.print(f"[{colour}]{record.outcome.value:>7}[/] {cid}  {record.duration_s or 0:.2f}s")
+
+    out = engine.verify(settings, select=_selector(ids, question, device), jobs=jobs or None, force=force,
+                        progress=progress)
+    counts: dict[str, int] = {}
+    for record in out.local.values():
+        counts[record.outcome.value] = counts.get(record.outcome.value, 0) + 1
+    console.print(f"{len(out.local)} claim(s), {len(out.ran)} run now, {len(out.local) - len(out.ran)} from "
+                  f"cache or skipped, in {out.seconds:.1f}s: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+    if out.failures:
+        console.print(errors.summary(out.failures), style="red", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
+
+
+@app.command("list")
+def list_claims(question: Annotated[str | None, typer.Option(help="only this question's claims")] = None,
+                root: RootOpt = None) -> None:
+    """List every claim with its question, kind and needs (reads sources only, no torch)."""
+    from verify.storage import scan  # noqa: PLC0415
+
+    reg = scan.load_registry(settings_for(root))
+    table = Table("id", "question", "kind", "needs", "snippet")
+    for spec in sorted(reg.claims.values(), key=lambda s: s.id):
+        if question and spec.question != question:
+            continue
+        table.add_row(spec.id, spec.question, spec.kind, ",".join(spec.needs) or "any", f"{spec.snippet}:{spec.line}")
+    console.print(table)
+    for problem in reg.problems:
+        console.print(problem.line(), style="red", markup=False)
+    if reg.problems:
+        raise typer.Exit(1)
+
+
+@app.command()
+def status(question: Annotated[str | None, typer.Option(help="only this question's claims")] = None,
+           root: RootOpt = None) -> None:
+    """Show what each claim's evidence says now, without running anything."""
+    from verify.core import evidence  # noqa: PLC0415
+    from verify.site import session  # noqa: PLC0415
+
+    settings = settings_for(root)
+    _check_filters(settings, [], question)
+    sess = session.Session(settings, run=False)
+    table = Table("id", "status here", "elsewhere", "observed / reason")
+    for spec in sorted(sess.outcome.registry.claims.values(), key=lambda s: s.id):
+        if question and spec.question != question:
+            continue
+        record = sess.outcome.local.get(spec.id)
+        here = sess.outcome.status(spec.id)
+        others = ", ".join(f"{dev}: {st}" for dev, st in sess.remote_statuses(spec.id).items()) or "-"
+        detail = record.message if record else "not run yet (verify run)"
+        colour = {evidence.VERIFIED_HERE: "green", evidence.FAILED: "red"}.get(here, "yellow")
+        table.add_row(spec.id, f"[{colour}]{here}[/]", others, detail[:80])
+    console.print(table)
+
+
+@app.command()
+def clear(ids: Annotated[list[str], typer.Option("--id", help="only these claims (globs)")] = [],  # noqa: B006
+          root: RootOpt = None) -> None:
+    """Delete cached evidence, so the next run executes the claims again."""
+    from verify.storage import cache, scan  # noqa: PLC0415
+
+    settings = settings_for(root)
+    targets = None
+    if ids:
+        _check_filters(settings, ids, None)
+        targets = [c for c in scan.load_registry(settings).claims if any(fnmatch.fnmatchcase(c, p) for p in ids)]
+    removed = cache.clear(settings.cache_dir, targets)
+    console.print(f"removed {removed} cached evidence file(s)")
+
+
+@app.command()
+def record(
+    only_cuda: Annotated[bool, typer.Option(help="record only the claims that need CUDA")] = False,
+    jobs: Annotated[int, typer.Option(help="parallel workers for ordinary claims (0: automatic)")] = 0,
+    root: RootOpt = None,
+) -> None:
+    """Run claims here and write them to evidence/<device>.json, to commit for other builds."""
+    from verify.running import record as rec  # noqa: PLC0415
+
+    argv = ["--root", str(settings_for(root).root)] + (["--only-cuda"] if only_cuda else []) + (
+        ["--jobs", str(jobs)] if jobs else [])
+    raise typer.Exit(rec.main(argv))
+
+
+from verify.cli.bench import bench_app  # noqa: E402  (light: torch is imported only when a benchmark runs)
+from verify.quiz.terminal import quiz_app  # noqa: E402  (light: typer and rich only; `verify quiz anki` exports Anki)
+
+app.add_typer(quiz_app, name="quiz")
+app.add_typer(bench_app, name="bench")
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""Judging: a worker's observation against what the claim expects, and what a reader is told.
+
+Outcomes of a run are :class:`verify.core.records.Outcome`. What a reader sees (``status``) is
+derived in :func:`status_of`.
+"""
+
+from __future__ import annotations
+
+from verify.core import matchers
+from verify.core.records import Evidence, Outcome, Provenance, WorkerResult
+from verify.core.registry import ClaimSpec
+
+# Statuses shown on the site.
+VERIFIED_HERE = "verified-here"
+VERIFIED_ELSEWHERE = "verified-elsewhere"
+STALE = "stale"
+NEEDS_CUDA = "needs-cuda"
+NOT_RUN = "not-run"
+FAILED = "failed"
+STATUSES = (VERIFIED_HERE, VERIFIED_ELSEWHERE, STALE, NEEDS_CUDA, NOT_RUN, FAILED)
+
+
+def judge(spec: ClaimSpec, raw: WorkerResult) -> tuple[Outcome, str]:
+    """Outcome and a one-line message for one worker result."""
+    if raw.outcome is not None:  # decided by the runner: a timeout or a crash
+        return raw.outcome, raw.message
+    exc = raw.exception
+    if spec.kind == "error":
+        want_type, fragment = spec.raises or ("", "")
+        if not exc:
+            return Outcome.FAIL, f"expected {want_type} containing {fragment!r}, but no exception was raised"
+        if exc.type != want_type or fragment not in exc.message:
+            return Outcome.FAIL, (f"expected {want_type} containing {fragment!r}, observed "
+                                  f"{exc.type}: {exc.message[:300]}")
+        problems = matchers.check(spec.expect, raw.observed) if spec.expect else []
+        return (Outcome.FAIL, "; ".join(problems)) if problems else (Outcome.PASS, f"raised {exc.type} as expected")
+    if exc:
+        return Outcome.ERROR, f"{exc.type}: {exc.message[:500]}"
+    problems = matchers.check(spec.expect, raw.observed)
+    if problems:
+        return Outcome.FAIL, "; ".join(problems)
+    return Outcome.PASS, "every expectation holds"
+
+
+def make(spec: ClaimSpec, snippet_hash: str, outcome: Outcome, message: str, provenance: Provenance,
+         raw: WorkerResult | None = None) -> Evidence:
+    """One evidence record: the claim, the verdict, the observations and where they came from."""
+    raw = raw or WorkerResult(spec.id)
+    exc = raw.exception
+    observed = dict(raw.observed)
+    if exc and spec.kind == "error":
+        observed.setdefault("exception", f"{exc.type}: {exc.message}")
+    return Evidence(
+        id=spec.id, question=spec.question, statement=spec.statement, kind=spec.kind, snippet=spec.snippet,
+        line=spec.line, snippet_hash=snippet_hash, expected=spec.expected_summary(), needs=tuple(spec.needs),
+        outcome=outcome, message=message, observed=observed, output=raw.output,
+        traceback=exc.traceback if exc and outcome.bad else "", duration_s=raw.duration_s, provenance=provenance,
+    )
+
+
+def status_of(record: Evidence | None, current_hash: str, local: bool) -> str:
+    """What the reader is told about one piece of evidence."""
+    if record is None:
+        return NOT_RUN
+    if record.outcome is Outcome.SKIPPED:
+        return NEEDS_CUDA if "cuda" in record.needs else NOT_RUN
+    if record.snippet_hash != current_hash:
+        return STALE
+    if record.outcome is Outcome.PASS:
+        return VERIFIED_HERE if local else VERIFIED_ELSEWHERE
+    return FAILED

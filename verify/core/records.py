@@ -1,0 +1,171 @@
+"""Typed records: what a worker reports, where evidence came from, and the evidence itself.
+
+Inside the project these are frozen dataclasses; JSON appears only at the edges (the worker pipe,
+cache files, recorded ``evidence/<device>.json`` files, the site's ``evidence.json``), through
+``to_json`` / ``from_json``. ``from_json`` reads every format written so far (format 1 had no
+version field in cache entries: it is the same shape).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+FORMAT = 2
+
+
+class Outcome(str, enum.Enum):
+    """How running a claim ended. ``BAD`` outcomes fail the build."""
+
+    PASS = "pass"
+    FAIL = "fail"  # ran; an expectation is false
+    ERROR = "error"  # an unexpected exception
+    TIMEOUT = "timeout"
+    CRASH = "crash"  # the worker process died
+    SKIPPED = "skipped"  # a need is not met here (CUDA, a compiler, a newer torch)
+
+    @property
+    def bad(self) -> bool:
+        return self in BAD
+
+    def __str__(self) -> str:
+        return self.value
+
+
+BAD = frozenset({Outcome.FAIL, Outcome.ERROR, Outcome.TIMEOUT, Outcome.CRASH})
+
+
+@dataclass(frozen=True)
+class ExceptionInfo:
+    type: str
+    message: str
+    traceback: str = ""
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> ExceptionInfo | None:
+        if not data:
+            return None
+        return cls(str(data.get("type", "")), str(data.get("message", "")), str(data.get("traceback", "")))
+
+
+@dataclass(frozen=True)
+class WorkerResult:
+    """One claim as a worker (or the runner watching it) saw it; judged later by the parent.
+
+    ``outcome`` is set only when the runner decided it (a timeout, a crash); otherwise the
+    observation is judged against the claim's expectation.
+    """
+
+    claim_id: str
+    observed: dict[str, Any] = field(default_factory=dict)
+    output: str = ""
+    duration_s: float | None = None
+    threads: int | None = None
+    exception: ExceptionInfo | None = None
+    outcome: Outcome | None = None
+    message: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["outcome"] = self.outcome.value if self.outcome else None
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> WorkerResult:
+        return cls(
+            claim_id=str(data.get("claim_id") or data.get("id")),
+            observed=dict(data.get("observed") or {}),
+            output=str(data.get("output") or ""),
+            duration_s=data.get("duration_s"),
+            threads=data.get("threads"),
+            exception=ExceptionInfo.from_json(data.get("exception")),
+            outcome=Outcome(data["outcome"]) if data.get("outcome") else None,
+            message=str(data.get("message") or ""),
+        )
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a piece of evidence came from."""
+
+    torch: str | None = None
+    torch_build: str | None = None
+    device: str | None = None
+    device_name: str | None = None
+    device_key: str | None = None
+    cpu_model: str | None = None
+    cpu_count: int | None = None
+    gpu_capability: str | None = None
+    python: str | None = None
+    os: str | None = None
+    threads: int | None = None
+    git_commit: str | None = None
+    date: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> Provenance:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in (data or {}).items() if k in known})
+
+    @classmethod
+    def of_machine(cls, info: dict[str, Any], **extra: Any) -> Provenance:
+        """From the machine probe's facts, plus ``git_commit``, ``date`` or ``threads``."""
+        return replace(cls.from_json(info), **extra)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One claim's evidence: the claim as declared, the verdict, the observations, the provenance."""
+
+    id: str
+    question: str
+    statement: str
+    kind: str
+    snippet: str
+    line: int
+    snippet_hash: str
+    expected: dict[str, Any]
+    needs: tuple[str, ...]
+    outcome: Outcome
+    message: str
+    observed: dict[str, Any] = field(default_factory=dict)
+    output: str = ""
+    traceback: str = ""
+    duration_s: float | None = None
+    provenance: Provenance = field(default_factory=Provenance)
+
+    @property
+    def bad(self) -> bool:
+        return self.outcome.bad
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.update(outcome=self.outcome.value, needs=list(self.needs), provenance=self.provenance.to_json(),
+                    format=FORMAT)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Evidence:
+        """A record from a cache or recorded file; ``KeyError``/``ValueError`` when it is not one."""
+        return cls(
+            id=str(data["id"]),
+            question=str(data.get("question", "")),
+            statement=str(data.get("statement", "")),
+            kind=str(data.get("kind", "fact")),
+            snippet=str(data.get("snippet", "")),
+            line=int(data.get("line", 0)),
+            snippet_hash=str(data["snippet_hash"]),
+            expected=dict(data.get("expected") or {}),
+            needs=tuple(data.get("needs") or ()),
+            outcome=Outcome(data["outcome"]),
+            message=str(data.get("message", "")),
+            observed=dict(data.get("observed") or {}),
+            output=str(data.get("output") or ""),
+            traceback=str(data.get("traceback") or ""),
+            duration_s=data.get("duration_s"),
+            provenance=Provenance.from_json(data.get("provenance")),
+        )

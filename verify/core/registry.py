@@ -1,0 +1,268 @@
+"""Find every claim in ``snippets/`` by reading the source, never by importing it.
+
+Reading with ``ast`` keeps listing claims, checking pages and building the quiz free of torch,
+and lets the registry hash exactly the files a snippet depends on.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from verify.claim import KINDS, NEEDS
+from verify.core.errors import ClaimError, Failure
+
+_FIELDS = {"question", "statement", "expect", "raises", "kind", "needs", "min_torch", "timeout"}
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    """A claim as declared in a snippet file."""
+
+    id: str
+    question: str
+    statement: str
+    kind: str
+    snippet: str  # path relative to the project root, with forward slashes
+    line: int
+    expect: dict[str, Any] = field(default_factory=dict)
+    raises: tuple[str, str] | None = None
+    needs: tuple[str, ...] = ()
+    min_torch: str | None = None
+    timeout: float | None = None
+
+    def expected_summary(self) -> dict[str, Any]:
+        if self.raises:
+            return {"raises": list(self.raises)}
+        return dict(self.expect)
+
+
+@dataclass
+class Registry:
+    root: Path
+    claims: dict[str, ClaimSpec]
+    files: dict[str, str]  # snippet path -> snippet hash
+    problems: list[Failure]
+
+    def by_file(self) -> dict[str, list[ClaimSpec]]:
+        out: dict[str, list[ClaimSpec]] = {}
+        for spec in self.claims.values():
+            out.setdefault(spec.snippet, []).append(spec)
+        for specs in out.values():
+            specs.sort(key=lambda s: s.line)
+        return out
+
+
+def _decorator_call(node: ast.expr) -> ast.Call | None:
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    return node if name == "claim" else None
+
+
+def _module_constants(tree: ast.Module) -> dict[str, Any]:
+    """Module-level ``NAME = <literal>`` assignments, so ``question=Q`` can be read statically."""
+    consts: dict[str, Any] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            try:
+                consts[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+    return consts
+
+
+_BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+           ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Pow: lambda a, b: a**b}
+
+
+def _literal(node: ast.expr, consts: dict[str, Any]) -> Any:
+    """A literal, a module constant, or arithmetic on them (``[[1, 2, 3]] * 4``, ``4096 * 1024``)."""
+    if isinstance(node, ast.Name) and node.id in consts:
+        return consts[node.id]
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+        return _BINOPS[type(node.op)](_literal(node.left, consts), _literal(node.right, consts))
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_literal(e, consts) for e in node.elts]
+        return items if isinstance(node, ast.List) else tuple(items)
+    if isinstance(node, ast.Dict) and None not in node.keys:
+        return {_literal(k, consts): _literal(v, consts) for k, v in zip(node.keys, node.values)}  # type: ignore[arg-type]
+    return ast.literal_eval(node)
+
+
+def _parse_claim(call: ast.Call, rel: str, consts: dict[str, Any]) -> ClaimSpec:
+    where = f"{rel}:{call.lineno}"
+    if len(call.args) != 1:
+        raise ClaimError(f"{where}: @claim takes exactly one positional argument, the claim id")
+    try:
+        claim_id = _literal(call.args[0], consts)
+        kwargs = {kw.arg: _literal(kw.value, consts) for kw in call.keywords if kw.arg}
+    except (ValueError, TypeError) as exc:
+        raise ClaimError(f"{where}: every @claim argument must be a literal or a module-level literal constant "
+                         f"({exc})") from None
+    if not isinstance(claim_id, str) or "." not in claim_id or " " in claim_id:
+        raise ClaimError(f"{where}: claim id {claim_id!r} must look like 'topic.what' without spaces")
+    unknown = set(kwargs) - _FIELDS
+    if unknown:
+        raise ClaimError(f"{where}: claim {claim_id}: unknown field(s) {sorted(unknown)}")
+    for required in ("question", "statement"):
+        if not isinstance(kwargs.get(required), str) or not kwargs[required].strip():
+            raise ClaimError(f"{where}: claim {claim_id}: field '{required}' is required (a non-empty string)")
+    raises = kwargs.get("raises")
+    if raises is not None and (len(raises) != 2 or not all(isinstance(x, str) for x in raises)):
+        raise ClaimError(f"{where}: claim {claim_id}: field 'raises' must be (type name, message fragment)")
+    kind = kwargs.get("kind") or ("error" if raises else "fact")
+    if kind not in KINDS:
+        raise ClaimError(f"{where}: claim {claim_id}: kind {kind!r} is not one of {KINDS}")
+    if kind == "error" and not raises:
+        raise ClaimError(f"{where}: claim {claim_id}: kind 'error' needs raises=(type, fragment)")
+    expect = kwargs.get("expect") or {}
+    if not isinstance(expect, dict):
+        raise ClaimError(f"{where}: claim {claim_id}: field 'expect' must be a dict")
+    if kind != "error" and not expect:
+        raise ClaimError(f"{where}: claim {claim_id}: a {kind} claim needs expect={{...}}")
+    needs = tuple(kwargs.get("needs") or ())
+    bad = [n for n in needs if n not in NEEDS]
+    if bad:
+        raise ClaimError(f"{where}: claim {claim_id}: unknown need(s) {bad}; known: {NEEDS}")
+    return ClaimSpec(
+        id=claim_id,
+        question=kwargs["question"],
+        statement=kwargs["statement"].strip(),
+        kind=kind,
+        snippet=rel,
+        line=call.lineno,
+        expect=expect,
+        raises=tuple(raises) if raises else None,
+        needs=needs,
+        min_torch=kwargs.get("min_torch"),
+        timeout=kwargs.get("timeout"),
+    )
+
+
+def _local_imports(tree: ast.Module, root: Path) -> list[Path]:
+    """Project files (under verify/ or snippets/) that a module imports."""
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+            names += [f"{node.module}.{a.name}" for a in node.names]
+    found: list[Path] = []
+    for name in names:
+        if not name.startswith(("verify", "snippets")):
+            continue
+        base = root.joinpath(*name.split("."))
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            if candidate.is_file():
+                found.append(candidate)
+    return found
+
+
+def _referenced_files(tree: ast.Module, here: Path) -> list[Path]:
+    """Files beside the snippet that it names in a string literal (C++ sources, data)."""
+    beside = {p.name for p in here.iterdir() if p.is_file() and p.suffix != ".py"}
+    names = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+    return [here / name for name in sorted(names & beside)]
+
+
+class Facts(Protocol):
+    """Per-file facts (:func:`analyse`), remembered by whoever holds them (``verify.storage.scan``)."""
+
+    root: Path
+
+    def get(self, path: Path) -> dict[str, Any]: ...
+
+    def save(self) -> None: ...
+
+
+def analyse(path: Path, root: Path) -> dict[str, Any]:
+    """Content hash, project imports, files named beside it, and (for snippets) its claims."""
+    data = path.read_bytes()
+    entry: dict[str, Any] = {"sha": hashlib.sha256(data).hexdigest(), "imports": [], "named": [], "claims": [],
+                             "problems": []}
+    if path.suffix != ".py":
+        return entry
+    rel = path.relative_to(root).as_posix()
+    try:
+        tree = ast.parse(data, filename=rel)
+    except SyntaxError as exc:
+        entry["problems"].append(["-", f"syntax error at line {exc.lineno}: {exc.msg}"])
+        return entry
+    entry["imports"] = [p.relative_to(root).as_posix() for p in _local_imports(tree, root)]
+    entry["named"] = [p.relative_to(root).as_posix() for p in _referenced_files(tree, path.parent)]
+    consts = _module_constants(tree)
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for deco in node.decorator_list:
+            call = _decorator_call(deco)
+            if call is None:
+                continue
+            try:
+                entry["claims"].append(dataclasses.asdict(_parse_claim(call, rel, consts)))
+            except ClaimError as exc:
+                entry["problems"].append(["-", str(exc)])
+    entry["claims"].sort(key=lambda c: c["line"])
+    return entry
+
+
+def _spec(d: dict[str, Any]) -> ClaimSpec:
+    return ClaimSpec(**dict(d, raises=tuple(d["raises"]) if d["raises"] else None, needs=tuple(d["needs"])))
+
+
+def snippet_hash(path: Path, facts: Facts, follow: Callable[[str], bool] | None = None) -> str:
+    """Hash of a snippet, the project modules it imports (transitively) and the files it names.
+
+    ``follow`` (a path relative to the root -> bool) limits which imported modules count.
+    """
+    root = facts.root
+    path = path.resolve()
+    first = facts.get(path)
+    shas: dict[str, str] = {path.relative_to(root).as_posix(): first["sha"]}
+    todo = [*first["imports"], *first["named"]]
+    while todo:
+        rel = todo.pop()
+        if rel in shas or (follow and not follow(rel)):
+            continue
+        entry = facts.get(root / rel)
+        shas[rel] = entry["sha"]
+        todo += entry["imports"]
+    facts.save()
+    digest = hashlib.sha256()
+    for rel in sorted(shas):
+        digest.update(f"{rel}\0{shas[rel]}\0".encode())
+    return digest.hexdigest()[:16]
+
+
+def load(facts: Facts, snippets_dir: str = "snippets") -> Registry:
+    """Every claim under ``snippets/``; problems are collected instead of stopping at the first."""
+    root = facts.root
+    claims: dict[str, ClaimSpec] = {}
+    files: dict[str, str] = {}
+    problems: list[Failure] = []
+    for path in sorted((root / snippets_dir).rglob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        rel = path.relative_to(root).as_posix()
+        entry = facts.get(path)
+        problems += [Failure(cid, rel, message, snippet=rel) for cid, message in entry["problems"]]
+        for data in entry["claims"]:
+            spec = _spec(data)
+            if spec.id in claims:
+                other = claims[spec.id]
+                problems.append(Failure(spec.id, rel, f"duplicate claim id: declared at {other.snippet}:{other.line} "
+                                        f"and {rel}:{spec.line}", snippet=rel))
+                continue
+            claims[spec.id] = spec
+        if entry["claims"]:
+            files[rel] = snippet_hash(path, facts)
+    facts.save()
+    return Registry(root=root, claims=claims, files=files, problems=problems)

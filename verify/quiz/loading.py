@@ -1,0 +1,83 @@
+"""The terminal quiz's view of the bank: front matter first, the page bodies in the background.
+
+The first question shows from the front matter alone (no Markdown parsing on the start path); the
+answers, which need the page bodies, are read in a thread while the candidate thinks.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+
+console = Console(highlight=False)
+
+
+def docs_dir(docs: Path | None) -> Path:
+    if docs:
+        return docs
+    from verify.cli.common import settings_for  # noqa: PLC0415
+
+    return settings_for(None).docs_dir
+
+
+def _fail(message: str) -> typer.Exit:
+    console.print(message, style="red", markup=False)
+    return typer.Exit(2)
+
+
+def load_bank(docs: Path | None, *, html: bool = False) -> dict[str, Any]:
+    """The validated bank, or exit 2 with every problem printed."""
+    from verify.quiz.bank import BankError, build_bank  # noqa: PLC0415
+
+    try:
+        bank = build_bank(docs_dir(docs), html=html)
+    except BankError as exc:
+        raise _fail(str(exc)) from None
+    if not bank["questions"]:
+        raise _fail("题库为空：没有找到 questions/*.md。")
+    return bank
+
+
+def load_outline(docs: Path | None) -> list[dict[str, Any]]:
+    """The questions' front matter, validated (enough to pick and ask); exit 2 with every problem."""
+    from verify.quiz.bank import BankError, outline  # noqa: PLC0415
+
+    try:
+        questions = outline(docs_dir(docs))
+    except BankError as exc:
+        raise _fail(str(exc)) from None
+    if not questions:
+        raise _fail("题库为空：没有找到 questions/*.md。")
+    return questions
+
+
+class Answers:
+    """The full bank (answers need the page bodies), read in the background once the first question shows."""
+
+    def __init__(self, docs: Path | None):
+        self.docs = docs
+        self.bank: dict[str, Any] | None = None
+        self.error: typer.Exit | None = None
+        self.thread = threading.Thread(target=self._load, daemon=True)
+
+    def _load(self) -> None:
+        try:
+            self.bank = load_bank(self.docs)
+        except typer.Exit as exc:
+            self.error = exc
+
+    def start(self) -> None:
+        if not self.thread.is_alive() and self.bank is None and self.error is None:
+            self.thread.start()
+
+    def of(self, qid: str) -> dict[str, Any]:
+        self.start()
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        assert self.bank is not None
+        return next(q for q in self.bank["questions"] if q["id"] == qid)

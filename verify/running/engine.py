@@ -1,0 +1,144 @@
+"""Verify claims: take what the cache holds, run the rest, judge, and collect every failure.
+
+This is the one entry point that the site, the CLI and pytest share, so all three see the same
+evidence for the same snippet hash.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import platform
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from verify.core import evidence
+from verify.core.errors import Failure
+from verify.core.records import Evidence, Outcome, Provenance, WorkerResult
+from verify.core.registry import ClaimSpec, Registry
+from verify.running import runner
+from verify.running.probe import git_commit, now, probe
+from verify.settings import Settings
+from verify.storage import recorded, scan
+from verify.storage.cache import EvidenceCache
+
+log = logging.getLogger("mkdocs.verify")
+
+
+@dataclass
+class Verification:
+    """What one verification found: every claim's evidence here, and what other machines recorded."""
+
+    settings: Settings
+    registry: Registry
+    probe: dict[str, Any]
+    local: dict[str, Evidence]
+    remote: dict[str, dict[str, Evidence]]
+    failures: list[Failure] = field(default_factory=list)
+    ran: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def status(self, claim_id: str) -> str:
+        return evidence.status_of(self.local.get(claim_id), self.registry.files[self.registry.claims[claim_id].snippet],
+                                  local=True)
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    out = []
+    for part in text.split("+")[0].split(".")[:3]:
+        digits = "".join(c for c in part if c.isdigit())
+        out.append(int(digits or 0))
+    return tuple(out)
+
+
+@functools.cache
+def _libc() -> str:
+    return platform.libc_ver()[0]
+
+
+def unmet_need(spec: ClaimSpec, info: dict[str, Any]) -> str | None:
+    """Why this claim cannot run on this machine, or ``None`` when it can."""
+    for need in spec.needs:
+        if need == "cuda" and info["device"] != "cuda":
+            return "needs CUDA; no GPU on this machine"
+        if need in ("g++", "nvcc") and not info["compilers"].get(need):
+            return f"needs {need}, which is not on PATH"
+        if need == "multicore" and info["cpu_count"] < 2:
+            return "needs at least two CPU cores"
+        if need == "glibc" and _libc() != "glibc":
+            return f"needs glibc's malloc; this Python runs on {_libc() or 'another C library'}"
+    if spec.min_torch and _version_tuple(info["torch"]) < _version_tuple(spec.min_torch):
+        return f"needs torch >= {spec.min_torch}; this is {info['torch']}"
+    return None
+
+
+def provenance(info: dict[str, Any], commit: str, threads: int | None = None) -> Provenance:
+    extra: dict[str, Any] = {"git_commit": commit, "date": now()}
+    if threads is not None:
+        extra["threads"] = threads
+    return Provenance.of_machine(info, **extra)
+
+
+def verify(
+    settings: Settings,
+    *,
+    select: Callable[[ClaimSpec], bool] | None = None,
+    jobs: int | None = None,
+    force: bool = False,
+    run: bool = True,
+    progress: Callable[[str, Evidence], None] | None = None,
+) -> Verification:
+    """Evidence for every selected claim; failures collected, never raised one by one."""
+    start = time.monotonic()
+    reg = scan.load_registry(settings)
+    info = probe(settings)
+    cache = EvidenceCache(settings.cache_dir, info)
+    commit = git_commit(settings.root)
+    local: dict[str, Evidence] = {}
+    to_run: dict[str, list[ClaimSpec]] = {}
+    for spec in reg.claims.values():
+        if select and not select(spec):
+            continue
+        shash = reg.files[spec.snippet]
+        reason = unmet_need(spec, info)
+        if reason:
+            local[spec.id] = evidence.make(spec, shash, Outcome.SKIPPED, reason, provenance(info, commit))
+            continue
+        cached = None if force else cache.get(spec.id, shash)
+        if cached is not None:
+            local[spec.id] = cached
+        elif run:
+            to_run.setdefault(spec.snippet, []).append(spec)
+
+    def done(snippet: str, raws: dict[str, WorkerResult]) -> None:
+        for spec in to_run[snippet]:
+            if spec.id not in raws:  # run in the other batch (ordinary or performance) of this file
+                continue
+            raw = raws[spec.id]
+            outcome, message = evidence.judge(spec, raw)
+            prov = provenance(info, commit, raw.threads)
+            record = evidence.make(spec, reg.files[snippet], outcome, message, prov, raw)
+            local[spec.id] = record
+            cache.put(record)
+            if progress:
+                progress(spec.id, record)
+
+    if to_run:
+        count = sum(len(v) for v in to_run.values())
+        log.info("verify: running %d claim(s) from %d snippet file(s) on %s", count, len(to_run), info["device_name"])
+
+        def make_env(threads: int | None) -> runner.WorkerEnv:
+            return runner.WorkerEnv(settings=settings, device=info["device"], threads=threads)
+
+        jobs = jobs or settings.jobs or max(1, min(4, os.cpu_count() or 1))
+        runner.run_many(to_run, make_env, jobs=jobs, on_done=done)
+    failures = list(reg.problems)
+    for cid, record in sorted(local.items()):
+        if record.bad:
+            failures.append(Failure(cid, record.snippet, f"{record.outcome}: {record.message}", snippet=record.snippet))
+    remote = recorded.load_all(settings, exclude=info["device_key"])
+    ran = [s.id for specs in to_run.values() for s in specs]
+    return Verification(settings, reg, info, local, remote, failures, ran, time.monotonic() - start)

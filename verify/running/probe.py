@@ -1,0 +1,127 @@
+"""What machine and torch the claims run on: provenance for evidence and the cache key.
+
+Importing torch costs seconds, so the facts are asked of a child process once and remembered in
+the project cache under a cheap fingerprint (torch's installed version and location, the GPU
+device nodes, the CPU model). A warm site rebuild therefore never imports torch.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import importlib.metadata
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from verify.settings import Settings
+from verify.storage.fs import atomic_write_json, read_json
+
+_PROBE = r"""
+import json, platform, sys, torch
+cuda = torch.cuda.is_available() and sys.argv[1] != "cpu"
+info = {
+    "torch": torch.__version__.split("+")[0],
+    "torch_build": ("cu" + torch.version.cuda.replace(".", "")) if torch.version.cuda else
+                   ("rocm" if getattr(torch.version, "hip", None) else "cpu"),
+    "device": "cuda" if cuda else "cpu",
+    "gpu_name": torch.cuda.get_device_name(0) if cuda else None,
+    "gpu_capability": ".".join(map(str, torch.cuda.get_device_capability(0))) if cuda else None,
+    "cuda_runtime": torch.version.cuda,
+    "threads": torch.get_num_threads(),
+}
+print(json.dumps(info))
+"""
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _fingerprint(settings: Settings) -> str:
+    try:
+        dist = importlib.metadata.distribution("torch")
+        torch_id = f"{dist.version}@{dist.locate_file('')}"
+    except importlib.metadata.PackageNotFoundError:
+        torch_id = "absent"
+    # sys.prefix and the resolved interpreter: console scripts start as python, python3 or python3.11.
+    parts = [sys.prefix, os.path.realpath(sys.executable), torch_id, cpu_model(), ",".join(sorted(glob.glob("/dev/nvidia[0-9]*"))),
+             settings.cuda_visible, settings.device]
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
+_MEMO: dict[tuple[str, ...], dict[str, Any]] = {}
+
+
+def probe(settings: Settings) -> dict[str, Any]:
+    """Facts about torch and the device, from the cache when the fingerprint still matches.
+
+    Remembered in the process as well: asking the package metadata for torch's location is itself
+    slow enough to matter when every benchmark fence of a page asks.
+    """
+    key = (str(settings.cache_dir), sys.executable, settings.cuda_visible, settings.device)
+    if key not in _MEMO:
+        _MEMO[key] = _probe(settings)
+    return dict(_MEMO[key])
+
+
+def _probe(settings: Settings) -> dict[str, Any]:
+    fp = _fingerprint(settings)
+    path = settings.cache_dir / "probe.json"
+    cached = read_json(path)
+    if isinstance(cached, dict) and cached.get("fingerprint") == fp:
+        return cached
+    out = subprocess.run([sys.executable, "-c", _PROBE, settings.device or "auto"], capture_output=True, text=True, timeout=300)
+    if out.returncode != 0:
+        raise RuntimeError(f"probing torch failed (is torch installed in {sys.executable}?):\n{out.stderr[-2000:]}")
+    info = json.loads(out.stdout.strip().splitlines()[-1])
+    info.update(
+        fingerprint=fp,
+        cpu_model=cpu_model(),
+        cpu_count=os.cpu_count() or 1,
+        python=platform.python_version(),
+        os=f"{platform.system()} {platform.release()}",
+        compilers={tool: bool(shutil.which(tool)) for tool in ("g++", "nvcc")},
+    )
+    info["device_name"] = info["gpu_name"] or info["cpu_model"]
+    # The key under which this machine's evidence is stored and committed.
+    info["device_key"] = device_key(info)
+    atomic_write_json(path, info)
+    return info
+
+
+def device_key(info: dict[str, Any]) -> str:
+    """A readable, file-name-safe name for the device class: ``cpu-x86_64`` or ``cuda-nvidia-h200``."""
+    if info["device"] == "cuda":
+        name = "".join(c if c.isalnum() else "-" for c in (info["gpu_name"] or "gpu").lower())
+        return "cuda-" + "-".join(filter(None, name.split("-")))
+    return f"cpu-{platform.machine()}"
+
+
+def git_commit(root: Path) -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True,
+                             text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    if out.returncode != 0:
+        return "unknown"
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                           capture_output=True, text=True, timeout=10).stdout.strip()
+    return out.stdout.strip() + ("-dirty" if dirty else "")
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")

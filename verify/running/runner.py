@@ -1,0 +1,231 @@
+"""Run claims in worker subprocesses, with a timeout per claim, surviving hangs and crashes.
+
+One worker process runs the claims of one snippet file in order. The parent watches the
+worker's results file: when a claim runs past its timeout the worker's process group is killed
+and the claim is recorded as ``timeout``; when the worker dies (a segfault, ``os._exit``) the
+claim it was running is recorded as ``crash``. Either way a fresh worker carries on with the
+claims that are left, so one bad snippet never takes the others down.
+
+Ordinary claims run in parallel (one worker per core); performance claims run afterwards, one
+at a time, so that they do not share the machine with anything of ours.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from verify.core.records import ExceptionInfo, Outcome, WorkerResult
+from verify.core.registry import ClaimSpec
+from verify.running.worker import OUTPUT_FILE
+from verify.settings import Settings
+
+DEFAULT_TIMEOUT = 120.0
+IMPORT_TIMEOUT = 180.0
+POLL_S = 0.05
+
+@dataclass(frozen=True)
+class WorkerEnv:
+    """How a worker process starts: the checkout, the caches, the device and the thread count."""
+
+    settings: Settings
+    device: str
+    threads: int | None = None
+
+    @property
+    def root(self) -> Path:
+        return self.settings.root
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.settings.cache_dir
+
+    def environ(self) -> dict[str, str]:
+        cache = self.settings.cache_dir
+        self.settings.tmp_dir.mkdir(parents=True, exist_ok=True)
+        base = self.settings.environ.get("PYTHONPATH", "")
+        extra = dict(
+            PYTHONPATH=os.pathsep.join(filter(None, [str(self.root), base])),
+            PYTHONUNBUFFERED="1",
+            # Compiler caches shared by every worker and every run: Inductor also writes
+            # precompiled headers under TMPDIR, so both point into the project's cache.
+            TORCHINDUCTOR_CACHE_DIR=str(cache / "inductor"),
+            TORCH_EXTENSIONS_DIR=str(cache / "torch_extensions"),
+            TRITON_CACHE_DIR=str(cache / "triton"),
+            TMPDIR=str(self.settings.tmp_dir),
+        )
+        if self.device:
+            extra["VERIFY_DEVICE"] = self.device
+        if self.threads:
+            extra["OMP_NUM_THREADS"] = str(self.threads)
+        return self.settings.child_environ(**extra)
+
+
+def _signal_name(code: int) -> str:
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exited with status {code}"
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+def _tail(path: Path, limit: int = 3000) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return ""
+    return data[-limit:].decode("utf-8", "replace")
+
+
+def run_file(
+    snippet: str,
+    specs: list[ClaimSpec],
+    wenv: WorkerEnv,
+    default_timeout: float = DEFAULT_TIMEOUT,
+) -> dict[str, WorkerResult]:
+    """Run the given claims of one snippet file; always returns a record for each of them."""
+    timeouts = {s.id: float(s.timeout or default_timeout) for s in specs}
+    pending = [s.id for s in specs]
+    results: dict[str, WorkerResult] = {}
+    wenv.settings.tmp_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=wenv.settings.tmp_dir, prefix="run-") as scratch:
+        attempt = 0
+        while pending:
+            attempt += 1
+            results_path = Path(scratch) / f"results-{attempt}.jsonl"
+            log_path = Path(scratch) / f"worker-{attempt}.log"
+            workdir = Path(scratch) / f"work-{attempt}"
+            cmd = [sys.executable, "-m", "verify.running.worker", "--snippet", str(wenv.root / snippet),
+                   "--claims", ",".join(pending), "--device", wenv.device,
+                   "--results", str(results_path), "--workdir", str(workdir)]
+            with log_path.open("wb") as log:
+                proc = subprocess.Popen(cmd, cwd=wenv.root, env=wenv.environ(), stdout=log, stderr=log,
+                                        stdin=subprocess.DEVNULL, start_new_session=True)
+            progress = _watch(proc, results_path, timeouts, results)
+            current = progress["current"]
+            if progress["import_error"]:
+                err = progress["import_error"]
+                exc = ExceptionInfo(err["type"], f"importing {snippet} failed: {err['message']}", err.get("traceback", ""))
+                for cid in pending:
+                    results[cid] = WorkerResult(cid, output=_tail(log_path), exception=exc)
+                break
+            if progress["timed_out"]:
+                results[current] = WorkerResult(
+                    current, output=_tail(workdir / current / OUTPUT_FILE) + _tail(log_path),
+                    duration_s=timeouts[current], outcome=Outcome.TIMEOUT,
+                    message=f"no result after {timeouts[current]:.0f} s; the worker was killed")
+            elif current is not None:
+                results[current] = WorkerResult(
+                    current, output=_tail(workdir / current / OUTPUT_FILE) + _tail(log_path), outcome=Outcome.CRASH,
+                    message=f"the worker process {_signal_name(proc.returncode)} while running this claim")
+            elif progress["stuck_import"]:
+                for cid in pending:
+                    results[cid] = WorkerResult(cid, output=_tail(log_path), outcome=Outcome.TIMEOUT,
+                                                message=f"importing {snippet} took over {IMPORT_TIMEOUT:.0f} s")
+            still = [cid for cid in pending if cid not in results]
+            if still and still == pending:
+                # The worker died before starting any claim: do not loop forever.
+                for cid in still:
+                    results[cid] = WorkerResult(cid, output=_tail(log_path), outcome=Outcome.CRASH,
+                                                message=f"the worker process {_signal_name(proc.returncode)} "
+                                                        f"before running this claim")
+                still = []
+            pending = still
+    return results
+
+
+def _watch(proc: subprocess.Popen[bytes], results_path: Path, timeouts: dict[str, float],
+           results: dict[str, WorkerResult]) -> dict[str, Any]:
+    state: dict[str, Any] = {"current": None, "timed_out": False, "import_error": None, "stuck_import": False}
+    began = time.monotonic()
+    offset = 0
+    buffer = ""
+    started_any = False
+    while True:
+        finished = proc.poll() is not None
+        try:
+            with results_path.open("r", encoding="utf-8") as fh:
+                fh.seek(offset)
+                chunk = fh.read()
+                offset = fh.tell()
+        except FileNotFoundError:
+            chunk = ""
+        buffer += chunk
+        *lines, buffer = buffer.split("\n")
+        for line in lines:
+            if not line.strip():
+                continue
+            event = json.loads(line)
+            if event["event"] == "begin":
+                state["current"], began, started_any = event["id"], time.monotonic(), True
+            elif event["event"] == "end":
+                result = WorkerResult.from_json(event)
+                results[result.claim_id] = result
+                state["current"] = None
+            elif event["event"] == "import-error":
+                state["import_error"] = event
+        if finished:
+            return state
+        now = time.monotonic()
+        current = state["current"]
+        if current is not None and now - began > timeouts[current]:
+            _kill(proc)
+            state["timed_out"] = True
+            return state
+        if not started_any and now - began > IMPORT_TIMEOUT:
+            _kill(proc)
+            state["stuck_import"] = True
+            return state
+        time.sleep(POLL_S)
+
+
+def run_many(
+    groups: dict[str, list[ClaimSpec]],
+    make_env: Callable[[int | None], WorkerEnv],
+    *,
+    jobs: int,
+    default_timeout: float = DEFAULT_TIMEOUT,
+    on_done: Callable[[str, dict[str, WorkerResult]], None] | None = None,
+) -> dict[str, WorkerResult]:
+    """Run several snippet files: ordinary claims in parallel, then performance claims alone."""
+    ordinary = {f: [s for s in specs if s.kind != "perf"] for f, specs in groups.items()}
+    perf = {f: [s for s in specs if s.kind == "perf"] for f, specs in groups.items()}
+    results: dict[str, WorkerResult] = {}
+    lock = threading.Lock()
+    cores = os.cpu_count() or 1
+
+    def one(item: tuple[str, list[ClaimSpec]], threads: int | None) -> None:
+        snippet, specs = item
+        out = run_file(snippet, specs, make_env(threads), default_timeout)
+        with lock:
+            results.update(out)
+        if on_done:
+            on_done(snippet, out)
+
+    todo: Iterable[tuple[str, list[ClaimSpec]]] = [(f, s) for f, s in ordinary.items() if s]
+    threads = max(1, cores // max(1, jobs))
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        list(pool.map(lambda item: one(item, threads), todo))
+    for item in ((f, s) for f, s in perf.items() if s):
+        one(item, None)
+    return results

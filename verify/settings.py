@@ -1,0 +1,168 @@
+"""The project's settings: which checkout, where its cache is, and every environment variable honoured.
+
+Built once per entry point and passed down: the site hook builds it from MkDocs'
+``config_file_path``, the CLI from ``--root`` (default: the nearest ``mkdocs.yml`` upwards from
+the working directory), pytest from its root. The root is never worked out from where the
+``verify`` package is installed: one environment may serve several checkouts.
+
+This is the only module of the project that reads environment variables (:data:`ENV_VARS`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from verify.core.errors import ClaimError
+
+CONFIG_FILE = "mkdocs.yml"
+
+# Every environment variable the project honours, with what it does (listed in the README too).
+ENV_VARS: dict[str, str] = {
+    "VERIFY_CACHE_DIR": "the project's cache folder (default: .cache in the checkout)",
+    "VERIFY_DEVICE": "cpu: run claims and benchmarks on the CPU even where a GPU is present",
+    "VERIFY_JOBS": "parallel workers for ordinary claims (default: up to 4, one per core)",
+    "VERIFY_BENCH": "off (default), auto or force: whether a site build runs missing or stale benchmarks first",
+    "VERIFY_NO_RUN": "1: a site build runs no claim and renders what the cache holds",
+    "CUDA_VISIBLE_DEVICES": "which GPUs torch sees; part of the machine's fingerprint",
+    "XDG_DATA_HOME": "where the terminal quiz keeps its progress (default: ~/.local/share)",
+}
+
+BENCH_MODES = ("off", "auto", "force")
+
+
+class SettingsError(ClaimError):
+    """No checkout could be found, or an environment variable has a value that means nothing."""
+
+
+def user_data_home(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_DATA_HOME``, else ``~/.local/share``: where per-user data (quiz progress) lives."""
+    value = (os.environ if environ is None else environ).get("XDG_DATA_HOME")
+    return Path(value) if value else Path.home() / ".local" / "share"
+
+
+def find_root(start: Path) -> Path:
+    """The nearest folder at or above ``start`` that holds ``mkdocs.yml``."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / CONFIG_FILE).is_file():
+            return folder
+    raise SettingsError(f"no {CONFIG_FILE} in {start} or any folder above it: run this inside a checkout "
+                        f"or pass --root")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that depends on the checkout and the environment, decided once.
+
+    Attributes:
+        root: the checkout (the folder of ``mkdocs.yml``).
+        cache_dir: evidence, probe, compiler and render caches.
+        device: ``"cpu"`` to keep torch off a GPU; ``""`` lets torch decide.
+        jobs: parallel workers for ordinary claims; ``None``: automatic.
+        bench_mode: ``off``, ``auto`` or ``force`` (see :mod:`verify.bench.run`).
+        run_claims: whether a site build may run claims that the cache lacks.
+        cuda_visible: ``CUDA_VISIBLE_DEVICES`` as set when the settings were made.
+        data_home: the user's data folder (the terminal quiz's progress lives under it).
+        environ: the environment the settings were read from; child processes start from it.
+    """
+
+    root: Path
+    cache_dir: Path
+    device: str = ""
+    jobs: int | None = None
+    bench_mode: str = "off"
+    run_claims: bool = True
+    cuda_visible: str = ""
+    data_home: Path = field(default_factory=lambda: Path.home() / ".local" / "share")
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def for_root(cls, root: Path, environ: Mapping[str, str] | None = None) -> Settings:
+        """Settings for the checkout at ``root``, reading ``environ`` (default: this process's)."""
+        env = dict(os.environ if environ is None else environ)
+        root = Path(root).resolve()
+        if not root.is_dir():
+            raise SettingsError(f"{root} is not a folder: pass the checkout (the folder of {CONFIG_FILE}) as --root")
+        device = env.get("VERIFY_DEVICE", "").strip().lower()
+        if device not in ("", "cpu", "cuda"):
+            raise SettingsError(f"VERIFY_DEVICE={device!r}: expected cpu or cuda (or unset)")
+        bench_mode = env.get("VERIFY_BENCH", "off").strip().lower() or "off"
+        if bench_mode not in BENCH_MODES:
+            raise SettingsError(f"VERIFY_BENCH={bench_mode!r}: expected one of {', '.join(BENCH_MODES)}")
+        jobs_text = env.get("VERIFY_JOBS", "").strip()
+        if jobs_text and not (jobs_text.isdigit() and int(jobs_text) > 0):
+            raise SettingsError(f"VERIFY_JOBS={jobs_text!r}: expected a positive whole number")
+        cache = env.get("VERIFY_CACHE_DIR")
+        return cls(
+            root=root,
+            cache_dir=Path(cache).resolve() if cache else root / ".cache",
+            device="" if device == "cuda" else device,
+            jobs=int(jobs_text) if jobs_text else None,
+            bench_mode=bench_mode,
+            run_claims=env.get("VERIFY_NO_RUN", "").strip().lower() not in ("1", "true", "yes"),
+            cuda_visible=env.get("CUDA_VISIBLE_DEVICES", ""),
+            data_home=user_data_home(env),
+            environ=env,
+        )
+
+    @classmethod
+    def discover(cls, start: Path | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+        """Settings for the checkout holding ``start`` (default: the working directory)."""
+        return cls.for_root(find_root(start or Path.cwd()), environ)
+
+    @classmethod
+    def for_config(cls, config_file_path: str | Path) -> Settings:
+        """Settings for the checkout whose ``mkdocs.yml`` this is (the site hook's entry point)."""
+        return cls.for_root(Path(config_file_path).resolve().parent)
+
+    @property
+    def docs_dir(self) -> Path:
+        return self.root / "docs"
+
+    @property
+    def snippets_dir(self) -> Path:
+        return self.root / "snippets"
+
+    @property
+    def evidence_dir(self) -> Path:
+        """Evidence recorded on other machines, committed (``evidence/<device>.json``)."""
+        return self.root / "evidence"
+
+    @property
+    def bench_dir(self) -> Path:
+        """Benchmark results per device, committed (``benchmarks/<device>.json``)."""
+        return self.root / "benchmarks"
+
+    @property
+    def tmp_dir(self) -> Path:
+        return self.cache_dir / "tmp"
+
+    def child_environ(self, **extra: str) -> dict[str, str]:
+        """The environment for a child process of ours: this one's, with ``extra`` on top."""
+        env = dict(self.environ)
+        env.update(extra)
+        return env
+
+
+# --- the site's settings ------------------------------------------------------------------------
+# Markdown fences are called by the Markdown layer with no MkDocs config in reach. The site hook
+# (MkDocs) installs the settings of the config being built; without it (Zensical ignores hooks)
+# the fences find the checkout from the working directory, where both tools are started.
+
+_site: Settings | None = None
+
+
+def use_for_site(settings: Settings) -> None:
+    global _site
+    _site = settings
+
+
+def for_site() -> Settings:
+    """The settings of the site being built."""
+    global _site
+    if _site is None:
+        _site = Settings.discover()
+    return _site

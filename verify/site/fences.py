@@ -1,0 +1,239 @@
+"""HTML for the ``claim``, ``evidence`` and ``ledger`` fences (pymdownx.superfences custom fences).
+
+Rendering lives in the Markdown layer, not in MkDocs plugin events, so the same ``mkdocs.yml``
+builds with MkDocs and with Zensical. Every fence asks :func:`verify.session.get` for evidence;
+nothing here runs a claim itself.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import logging
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from verify import settings as settings_mod
+from verify.core import evidence
+from verify.core.matchers import describe, normalise
+from verify.core.records import Evidence, Outcome
+from verify.core.units import fmt_time
+from verify.site import session
+from verify.site.templating import LABELS as TEXT
+from verify.site.templating import STATUS, render
+from verify.storage.fs import Memo, atomic_write_text, stamp
+
+log = logging.getLogger("mkdocs.verify")
+
+# Status -> (CSS modifier, label); the labels live in verify.site.templating with all the others.
+LABELS = STATUS
+
+
+def _short_date(iso: str | None) -> str:
+    return (iso or "")[:10]
+
+
+def fmt_value(value: Any) -> str:
+    """Readable text for an observed value; timing dicts show median, spread and rounds."""
+    if isinstance(value, dict) and "median_s" in value:
+        return (f"中位数 {fmt_time(value['median_s'])}（IQR/中位数 {value.get('spread', 0) * 100:.0f}%，"
+                f"n={value.get('n')}）")
+    if isinstance(value, dict) and value and all(isinstance(v, dict) and "median_s" in v for v in value.values()):
+        return "；".join(f"{k}: {fmt_value(v)}" for k, v in value.items())
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    text = repr(_rounded(normalise(value))) if not isinstance(value, str) else value
+    return text if len(text) <= 400 else text[:400] + " …"
+
+
+def _rounded(value: Any) -> Any:
+    """Four significant digits for every float inside a structure: readable, not false precision."""
+    if isinstance(value, float):
+        return float(f"{value:.4g}")
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    return value
+
+
+_SOURCES: Memo[dict[int, str]] = Memo()
+
+
+def _function_sources(path: Path) -> dict[int, str]:
+    """Every decorated function of a file, keyed by each line from its first decorator to its ``def``."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    out: dict[int, str] = {}
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.decorator_list:
+            first = min(d.lineno for d in node.decorator_list)
+            source = "\n".join(lines[first - 1 : node.end_lineno])
+            out.update(dict.fromkeys(range(first, node.lineno + 1), source))
+    return out
+
+
+def _function_source(path: Path, line: int) -> str:
+    """The decorated function whose decorator starts at ``line``."""
+    return _SOURCES.get(path, stamp([path]), lambda: _function_sources(path)).get(line, "")
+
+
+def _highlight(code: str) -> str:
+    """Pygments HTML for a claim's code, cached on disk by content: a warm build skips the lexer."""
+    key = hashlib.sha256(code.encode()).hexdigest()[:20]
+    path = settings_mod.for_site().cache_dir / "render" / f"{key}.html"
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        pass
+    from pygments import highlight  # noqa: PLC0415
+    from pygments.formatters import HtmlFormatter  # noqa: PLC0415
+    from pygments.lexers import PythonLexer  # noqa: PLC0415
+
+    body = highlight(code, PythonLexer(), HtmlFormatter(nowrap=True))
+    html = f'<div class="highlight"><pre><code>{body}</code></pre></div>'
+    atomic_write_text(path, html)
+    return html
+
+
+def _badge_where(record: Evidence | None) -> str:
+    if not record:
+        return ""
+    prov = record.provenance
+    parts = [prov.device_name, f"torch {prov.torch}" if prov.torch else None, _short_date(prov.date)]
+    return " · " + " · ".join(p for p in parts if p)
+
+
+def _values_rows(spec_expected: dict[str, Any], record: Evidence | None) -> list[tuple[str, str, str]]:
+    """(key, expected, observed) per observed item: the expected ones first, then the extra ones."""
+    observed = record.observed if record else {}
+    keys = list(spec_expected) + [k for k in observed if k not in spec_expected]
+    rows = []
+    for key in keys:
+        if key not in spec_expected:
+            exp_text = TEXT["missing"]
+        elif key == "raises":
+            exp_text = TEXT["raises"].format(*spec_expected[key][:2])
+        else:
+            exp_text = describe(spec_expected[key])
+        rows.append((key, exp_text, fmt_value(observed[key]) if key in observed else TEXT["missing"]))
+    return rows
+
+
+def _provenance(record: Evidence | None) -> list[tuple[str, str]] | None:
+    """(label, value) pairs of a record's provenance; None without a record (no paragraph at all)."""
+    if not record:
+        return None
+    prov, names = record.provenance, TEXT["prov"]
+    fields = [(names["device"], prov.device_name), (names["torch"], f"{prov.torch} ({prov.torch_build})"),
+              (names["python"], prov.python), (names["os"], prov.os), (names["threads"], prov.threads),
+              (names["commit"], prov.git_commit), (names["date"], prov.date),
+              (names["hash"], record.snippet_hash),
+              (names["duration"], fmt_time(record.duration_s) if record.duration_s else None)]
+    return [(k, str(v)) for k, v in fields if v not in (None, "")]
+
+
+def _claim_html(cid: str, sess: session.Session) -> str:
+    reg = sess.outcome.registry
+    spec = reg.claims.get(cid)
+    if spec is None:
+        return render("fence_error.html", label=TEXT["unknown_claim"], code=cid,
+                      message="没有任何 snippet 声明这个 id。")
+    record = sess.outcome.local.get(cid)
+    status = sess.outcome.status(cid)
+    badges = [(status, _badge_where(record) if status in (evidence.VERIFIED_HERE, evidence.FAILED) else "")]
+    remote = []
+    for dev, st in sess.remote_statuses(cid).items():
+        other = sess.outcome.remote[dev][cid]
+        badges.append((st, _badge_where(other)))
+        remote.append({"name": other.provenance.device_name or dev,
+                       "rows": _values_rows(spec.expected_summary(), other), "provenance": _provenance(other)})
+    code = _function_source(reg.root / spec.snippet, spec.line)
+    return render(
+        "claim.html", cid=cid, statement=spec.statement, badges=badges, open=status == evidence.FAILED,
+        message=record.message if record and record.outcome is not Outcome.PASS else None,
+        rows=_values_rows(spec.expected_summary(), record), provenance=_provenance(record), remote=remote,
+        snippet=spec.snippet, line=spec.line,
+        # Highlighted HTML, unpacked from its text/html script by evidence.js: thousands of spans per
+        # page would cost every HTML consumer at build time (the search indexer walks them even where
+        # it excludes them); in a script they are one token. Pygments escapes ``<``, so the content
+        # cannot close the script element early.
+        code=Markup(_highlight(code)) if code else None,
+        output=record.output.strip() if record else "")
+
+
+def safe_fence(fence):
+    """Superfences swallows a formatter's exception and shows the raw block; say what broke instead."""
+
+    @functools.wraps(fence)
+    def wrapper(source: str, *args: Any, **kwargs: Any) -> str:
+        try:
+            return fence(source, *args, **kwargs)
+        except Exception as exc:  # noqa: BLE001  (reported, and fails a strict build)
+            log.error("verify: the %s fence %r could not be rendered: %s", fence.__name__, source.strip(), exc)
+            return render("fence_error.html", label=TEXT["unrenderable"], code=source.strip(), message=str(exc))
+
+    return wrapper
+
+
+@safe_fence
+def claim_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
+    """```claim fence: one claim's badge, observed values, provenance and code."""
+    return _claim_html(source.strip(), session.get())
+
+
+@safe_fence
+def evidence_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
+    """```evidence fence: every claim of a question as one table, with counts by status here and elsewhere.
+
+    The full evidence (values, provenance, code) is beside each sentence; this table links to it.
+    """
+    sess = session.get()
+    qid = source.strip()
+    claims = [c for c, s in sorted(sess.outcome.registry.claims.items()) if s.question == qid]
+    if not claims:
+        raise ValueError(f"no claim belongs to question {qid!r}")
+    counts: dict[str, int] = {}
+    remote_counts: dict[str, dict[str, int]] = {}
+    rows = []
+    for cid in claims:
+        record = sess.outcome.local.get(cid)
+        st = sess.outcome.status(cid)
+        counts[st] = counts.get(st, 0) + 1
+        others = []
+        for dev, rst in sess.remote_statuses(cid).items():
+            name = sess.outcome.remote[dev][cid].provenance.device_name or dev
+            remote_counts.setdefault(name, {})
+            remote_counts[name][rst] = remote_counts[name].get(rst, 0) + 1
+            others.append((rst, f" · {name}"))
+        page = sess.page_of(cid) or ""
+        href = f"#claim-{cid}" if page.endswith(f"{qid}.md") else f"../../{page[:-3]}/#claim-{cid}"
+        observed = fmt_value((record.observed or record.message) if record else "")
+        rows.append({"href": href, "cid": cid, "statement": sess.outcome.registry.claims[cid].statement,
+                     "status": st, "others": others, "observed": observed[:200]})
+    return render("evidence.html", n_claims=len(claims), here_device=sess.outcome.probe["device_name"],
+                  here_counts=sorted(counts.items()),
+                  remote_counts=[(name, sorted(c.items())) for name, c in sorted(remote_counts.items())], rows=rows)
+
+
+@safe_fence
+def ledger_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
+    """```ledger fence: every claim as a filterable table (the site also ships evidence.json)."""
+    rows = session.get().ledger()
+    body = []
+    for r in rows:
+        observed = fmt_value(r["observed"]) if r["observed"] else (r["message"] or "")
+        here = None
+        if r["date"] and r["status"] != evidence.NEEDS_CUDA:
+            here = {"device": r["device"] or "", "torch": r["torch"] or "", "date": _short_date(r["date"])}
+        body.append({
+            "status": r["status"], "question": r["question"], "id": r["id"], "hash": r["snippet_hash"][:8],
+            "statement": r["statement"], "here": here, "observed": observed[:240],
+            "link": f"../{r['page'][:-3]}/#claim-{r['id']}" if r["page"] else "#",
+            "elsewhere": [{"status": e["status"], "device": e["device"] or e["device_key"],
+                           "torch": e["torch"] or "?", "date": _short_date(e["date"])} for e in r["elsewhere"]],
+        })
+    return render("ledger.html", rows=body, questions=sorted({r["question"] for r in rows}))

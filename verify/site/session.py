@@ -1,0 +1,135 @@
+"""The evidence a site build renders: one verification per build, shared by every fence.
+
+Pages only render evidence; the session runs what is missing once, when the first fence asks.
+It also reads every page for the claims it shows, so that an unknown claim on a page, a claim
+on no page, and every failed claim are reported together in one summary that fails the build.
+A change to any snippet, page or evidence file starts a fresh session (``mkdocs serve``).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from verify import settings as settings_mod
+from verify.core import evidence
+from verify.core.errors import Failure, summary
+from verify.core.pages import shown_claims
+from verify.running import engine
+from verify.settings import Settings
+from verify.storage.fs import Stamp, tree_stamp
+
+log = logging.getLogger("mkdocs.verify")
+
+_lock = threading.Lock()
+_current: Session | None = None
+_checked_at = 0.0
+RECHECK_S = 1.0
+
+
+WATCHED = (("snippets", "*"), ("docs", "*.md"), ("evidence", "*.json"), ("verify", "*.py"))
+
+
+def _signature(root: Path) -> Stamp:
+    return tree_stamp(root, WATCHED)
+
+
+def scan_pages(docs: Path) -> dict[str, list[str]]:
+    """claim id -> pages (relative to docs/) whose ``claim`` fences show it."""
+    return shown_claims(docs)
+
+
+class Session:
+    def __init__(self, settings: Settings, run: bool = True):
+        self.settings = settings
+        self.root = settings.root
+        self.signature = _signature(self.root)
+        self.outcome = engine.verify(settings, run=run)
+        self.pages = scan_pages(settings.docs_dir)
+        self.failures = self._check()
+
+    def _check(self) -> list[Failure]:
+        claims = self.outcome.registry.claims
+        failures: list[Failure] = []
+        for f in self.outcome.failures:
+            page = self.pages.get(f.claim, [f.where])[0]
+            failures.append(Failure(f.claim, f"docs/{page}" if page != f.where else f.where, self._detail(f),
+                                    snippet=f.snippet))
+        for cid, pages in sorted(self.pages.items()):
+            if cid not in claims:
+                failures += [Failure(cid, f"docs/{p}", "the page shows a claim that no snippet declares") for p in pages]
+        for cid, spec in sorted(claims.items()):
+            if cid not in self.pages:
+                failures.append(Failure(cid, spec.snippet, "no page shows this claim (add a ```claim fence)",
+                                        snippet=spec.snippet))
+        return failures
+
+    def _detail(self, failure: Failure) -> str:
+        record = self.outcome.local.get(failure.claim)
+        if not record or not record.bad:
+            return failure.message
+        return f"{failure.message} | expected {record.expected}"
+
+    def page_of(self, claim_id: str) -> str | None:
+        pages = self.pages.get(claim_id)
+        return pages[0] if pages else None
+
+    def remote_statuses(self, claim_id: str) -> dict[str, str]:
+        spec = self.outcome.registry.claims[claim_id]
+        current = self.outcome.registry.files[spec.snippet]
+        return {dev: evidence.status_of(records.get(claim_id), current, local=False)
+                for dev, records in self.outcome.remote.items() if claim_id in records}
+
+    def ledger(self) -> list[dict[str, Any]]:
+        """Every claim with its status here and elsewhere: the content of ``evidence.json``."""
+        rows = []
+        for cid, spec in sorted(self.outcome.registry.claims.items()):
+            record = self.outcome.local.get(cid)
+            prov = record.provenance if record else None
+            elsewhere = []
+            for dev, st in self.remote_statuses(cid).items():
+                other = self.outcome.remote[dev][cid]
+                elsewhere.append({"device_key": dev, "status": st, "device": other.provenance.device_name,
+                                  "torch": other.provenance.torch, "date": other.provenance.date,
+                                  "snippet_hash": other.snippet_hash, "observed": other.observed,
+                                  "message": other.message})
+            rows.append({
+                "id": cid, "question": spec.question, "statement": spec.statement, "kind": spec.kind,
+                "page": self.page_of(cid), "snippet": spec.snippet, "needs": list(spec.needs),
+                "status": self.outcome.status(cid), "outcome": record.outcome.value if record else None,
+                "message": record.message if record else None, "expected": spec.expected_summary(),
+                "observed": record.observed if record else None, "device": prov.device_name if prov else None,
+                "torch": prov.torch if prov else None, "torch_build": prov.torch_build if prov else None,
+                "snippet_hash": self.outcome.registry.files[spec.snippet], "date": prov.date if prov else None,
+                "duration_s": record.duration_s if record else None, "elsewhere": elsewhere,
+            })
+        return rows
+
+
+def get() -> Session:
+    """The session for the site being built, created (and verified) on first use.
+
+    Sources are re-checked at most once per ``RECHECK_S`` seconds: a build renders its fences within
+    moments of each other, while ``mkdocs serve`` rebuilds only after a file has changed.
+    """
+    global _current, _checked_at
+    settings = settings_mod.for_site()
+    root = settings.root
+    with _lock:
+        now = time.monotonic()
+        if _current is not None and _current.settings == settings and now - _checked_at < RECHECK_S:
+            return _current
+        _checked_at = now
+        signature = _signature(root)
+        if _current is None or _current.settings != settings or _current.signature != signature:
+            if _current is not None and _current.root == root:
+                changed = sorted({p for p, *_ in set(signature) ^ set(_current.signature)})
+                log.info("verify: %d source file(s) changed since the last check (%s); verifying again",
+                         len(changed), ", ".join(Path(p).name for p in changed[:5]))
+            _current = Session(settings, run=settings.run_claims)
+            if _current.failures:
+                log.error("verify: %s", summary(_current.failures))
+        return _current

@@ -1,0 +1,94 @@
+"""The Jinja2 environment of the fences' HTML, and every label that HTML shows.
+
+Templates live in ``verify/site/templates/`` (shipped as package data). They are autoescaped:
+a value is escaped unless it is a :class:`markupsafe.Markup` (Pygments output, a plot ``<img>``),
+and an undefined name is an error, not an empty string. Jinja2 is imported on the first render,
+so importing the fences costs nothing until a page uses one.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from verify.core import evidence
+
+if TYPE_CHECKING:
+    import jinja2
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+# Claim status -> (CSS modifier of .vf-badge, label).
+STATUS: dict[str, tuple[str, str]] = {
+    evidence.VERIFIED_HERE: ("ok", "已验证"),
+    evidence.VERIFIED_ELSEWHERE: ("ok", "已验证"),
+    evidence.STALE: ("stale", "记录已过期"),
+    evidence.NEEDS_CUDA: ("cuda", "需要 CUDA，本机未运行"),
+    evidence.NOT_RUN: ("none", "未运行"),
+    evidence.FAILED: ("fail", "失败"),
+}
+
+# Freshness of a stored benchmark result file -> (CSS modifier of .vf-badge, label).
+BENCH_STATE: dict[str, tuple[str, str]] = {
+    "current": ("ok", "结果与基准代码一致"),
+    "stale": ("stale", "基准代码已改，结果已过期"),
+    "missing": ("none", "本设备尚无结果"),
+}
+
+# Every user-visible word of the fences' HTML. Templates read it as ``L``; sentences that wrap
+# markup around a value stay whole in their template.
+LABELS: dict[str, Any] = {
+    "status": STATUS,
+    "bench_state": BENCH_STATE,
+    "unknown_claim": "未知论断",
+    "unrenderable": "无法渲染",
+    "no_results": "尚无结果",
+    "needs_cuda": STATUS[evidence.NEEDS_CUDA][1],
+    "missing": "—",
+    "values_head": ("观测项", "期望", "实际观测"),
+    "raises": "抛出 {0}，消息含 “{1}”",
+    "source": "代码：",
+    "output": "运行输出：",
+    "prov": {"device": "设备", "torch": "torch", "python": "Python", "os": "系统", "threads": "线程",
+             "commit": "提交", "date": "时间", "hash": "代码哈希", "duration": "耗时"},
+    "evidence_head": ("论断", "内容", "状态", "观测值"),
+    "count_item": "{0} {1} 条",
+    "here": "本机（{0}）",
+    "ledger_head": ("论断 id · 题目 · 代码哈希", "内容", "本机", "其他机器", "观测值"),
+    "filter_text": "按 id、题目或内容筛选",
+    "filter": "筛选",
+    "question": "题目",
+    "all_questions": "全部题目",
+    "state": "状态",
+    "all_states": "全部状态",
+    "bench_head": ("变体", "规模", "中位数/次", "离散 IQR/中位数", "轮数 × 次", "达到", "占本机上限"),
+    "compare_head": ("组", "基准", "A", "B", "B / A", "判定"),
+    "copy_limit": "拷贝带宽 {0:.3g} GB/s",
+    "matmul_limit": "matmul {0} {1:.4g} GFLOP/s",
+    "limits": "同次测得的上限：",
+    "cores": "{0} 核 · torch 线程 {1}",
+}
+
+
+@functools.cache
+def environment() -> jinja2.Environment:
+    """The one environment: templates are compiled on first use and kept (no re-stat per render)."""
+    import jinja2  # noqa: PLC0415
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        auto_reload=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+    )
+    env.globals["L"] = LABELS
+    return env
+
+
+def render(name: str, **context: Any) -> str:
+    """``templates/<name>`` rendered with ``context`` (and the labels as ``L``), as a plain ``str``."""
+    return str(environment().get_template(name).render(**context))
