@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._project import MKDOCS_YML as TINY_YML
 from tests._project import REPO, env_for, settings, write
 from verify.quiz.samples import page
 
@@ -32,31 +33,8 @@ CLAIMS = (f"{QID}.demo", f"{QID}.sum")
 GROUP = "second-checkout-group"
 MAIN_ONLY = "repeat-vs-expand"  # a question of this checkout, not of the second one
 
-MKDOCS_YML = f"""\
-site_name: second
-docs_dir: docs
-site_dir: site
-strict: true
-theme:
-  name: material
-  language: zh
-  font: false
-plugins: []
-hooks:
-  - {REPO / "verify" / "site" / "hooks.py"}
-markdown_extensions:
-  - admonition
-  - attr_list
-  - md_in_html
-  - toc: {{permalink: true}}
-  - pymdownx.superfences:
-      custom_fences:
-        - name: claim
-          class: claim
-          format: !!python/name:verify.site.fences.claim_fence
-        - name: evidence
-          class: evidence
-          format: !!python/name:verify.site.fences.evidence_fence
+# The tiny project's config, plus the quiz bank and benchmark fences this test needs.
+MKDOCS_YML = TINY_YML.replace("site_name: tiny", "site_name: second\nstrict: true") + """\
         - name: quizbank
           class: quizbank
           format: !!python/name:verify.quiz.fence.quizbank_fence
