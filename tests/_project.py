@@ -25,6 +25,11 @@ plugins:
 hooks:
   - {REPO / "verify" / "site" / "hooks.py"}
 markdown_extensions:
+  - pymdownx.inlinehilite:
+      custom_inline:
+        - {{name: v, class: vf-val, format: !!python/name:verify.site.inline.value_inline }}
+        - {{name: in, class: vf-input, format: !!python/name:verify.site.inline.input_inline }}
+  - verify.site.cjk
   - pymdownx.superfences:
       custom_fences:
         - name: claim
@@ -56,9 +61,48 @@ def _(ctx):
     torch.ones(3, 4).t().view(12)
 '''
 
-PAGE = """\
+def question_page(better: str, qid: str = "tiny") -> str:
+    """A question page the quiz bank accepts, with ``better`` as its 更好的回答 section."""
+    return f"""\
+---
+id: {qid}
+title: 小站
+sources: [{{company: 测试, round: 一面}}]
+difficulty: 1
+tags: [test]
+key_points:
+  - point: expand 的 stride 为 0
+    keywords: [stride]
+follow_ups:
+  - {{q: 会拷贝吗？, a: 不会。}}
+---
+
 # 小站
 
+## 普通回答
+
+expand 不拷贝。
+
+## 更好的回答
+
+{better}
+## 考察点
+
+stride。
+
+## 追问
+
+无。
+
+## 证据
+
+```evidence
+{qid}
+```
+"""
+
+
+PAGE = question_page("""\
 ```claim
 tiny.stride
 ```
@@ -66,11 +110,7 @@ tiny.stride
 ```claim
 tiny.error
 ```
-
-```evidence
-tiny
-```
-"""
+""")
 
 
 def settings(root: Path) -> Settings:
@@ -102,7 +142,8 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 
 def tiny_project(root: Path, snippet: str = GOOD_SNIPPET, page: str = PAGE, extra: dict[str, str] | None = None) -> Path:
-    files = {"mkdocs.yml": MKDOCS_YML, "docs/index.md": page, "snippets/tiny/basic.py": snippet}
+    files = {"mkdocs.yml": MKDOCS_YML, "docs/index.md": "# 首页\n", "docs/questions/tiny.md": page,
+             "snippets/tiny/basic.py": snippet}
     files.update(extra or {})
     return write(root, files)
 

@@ -49,7 +49,7 @@ from verify.claim import claim
 Q = "{QID}"
 
 
-@claim("{CLAIMS[0]}", question=Q, statement="列表有三个元素。", expect={{"n": 3}})
+@claim("{CLAIMS[0]}", question=Q, statement="列表有 {{n}} 个元素。", expect={{"n": 3}})
 def _(ctx):
     return {{"n": len([1, 2, 3])}}
 

@@ -19,7 +19,7 @@ def test_tiny_site_builds_and_shows_evidence(tmp_path):
     root = tiny_project(tmp_path)
     out = mkdocs_build(root)
     assert out.returncode == 0, out.stderr
-    html = (root / "site/index.html").read_text(encoding="utf-8")
+    html = (root / "site/questions/tiny/index.html").read_text(encoding="utf-8")
     assert 'id="claim-tiny.stride"' in html and 'data-status="verified-here"' in html
     assert "tiny.error" in html and "view size is not compatible" in html  # observed message shown
     ledger = json.loads((root / "site/evidence.json").read_text(encoding="utf-8"))
@@ -35,7 +35,7 @@ def test_false_claim_fails_the_strict_build_naming_claim_page_and_snippet(tmp_pa
     root = tiny_project(tmp_path, snippet=GOOD_SNIPPET.replace('expect={"stride": [0, 1]}', 'expect={"stride": [1, 1]}'))
     out = mkdocs_build(root)
     assert out.returncode != 0
-    assert "tiny.stride (docs/index.md) [snippets/tiny/basic.py]" in out.stderr
+    assert "tiny.stride (docs/questions/tiny.md) [snippets/tiny/basic.py]" in out.stderr
     assert "expected == [1, 1], observed [0, 1]" in out.stderr
     assert "tiny.error" not in out.stderr.split("failed:")[1]  # only the false claim is named
 
@@ -46,7 +46,7 @@ def test_unknown_and_unshown_claims_fail_together(tmp_path):
     out = mkdocs_build(root)
     assert out.returncode != 0
     assert "2 claim check(s) failed" in out.stderr
-    assert "tiny.nonexistent (docs/index.md): the page shows a claim that no snippet declares" in out.stderr
+    assert "tiny.nonexistent (docs/questions/tiny.md): the page shows a claim that no snippet declares" in out.stderr
     assert "tiny.error (snippets/tiny/basic.py): no page shows this claim" in out.stderr
 
 
@@ -68,7 +68,7 @@ def test_the_same_config_builds_with_zensical(tmp_path):
     assert zensical, "zensical is part of the test dependencies"
     out = subprocess.run([zensical, "build"], cwd=root, env=env_for(root), capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr
-    html = (root / "site/index.html").read_text(encoding="utf-8")
+    html = (root / "site/questions/tiny/index.html").read_text(encoding="utf-8")
     assert 'id="claim-tiny.stride"' in html and 'data-status="verified-here"' in html
 
 

@@ -26,11 +26,24 @@ ENV_VARS: dict[str, str] = {
     "VERIFY_JOBS": "parallel workers for ordinary claims (default: up to 4, one per core)",
     "VERIFY_BENCH": "off (default), auto or force: whether a site build runs missing or stale benchmarks first",
     "VERIFY_NO_RUN": "1: a site build runs no claim and renders what the cache holds",
+    "VERIFY_WORKER_MEMORY": "memory limit of one claim worker, e.g. 4GiB or 512MiB; 0 turns it off (default 4GiB)",
     "CUDA_VISIBLE_DEVICES": "which GPUs torch sees; part of the machine's fingerprint",
     "XDG_DATA_HOME": "where the terminal quiz keeps its progress (default: ~/.local/share)",
 }
 
 BENCH_MODES = ("off", "auto", "force")
+DEFAULT_WORKER_MEMORY = 4 * 2**30
+_SIZE_UNITS = {"": 1, "B": 1, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "K": 2**10, "M": 2**20, "G": 2**30}
+
+
+def parse_size(text: str, name: str) -> int:
+    """``4GiB``, ``512MiB``, ``0`` -> bytes; :class:`SettingsError` naming the variable otherwise."""
+    value = text.strip().upper().replace(" ", "")
+    number = value.rstrip("KMGIB")
+    unit = value[len(number):]
+    if not number.isdigit() or unit not in _SIZE_UNITS:
+        raise SettingsError(f"{name}={text!r}: expected a size such as 4GiB or 512MiB, or 0 for no limit")
+    return int(number) * _SIZE_UNITS[unit]
 
 
 class SettingsError(ClaimError):
@@ -64,6 +77,7 @@ class Settings:
         jobs: parallel workers for ordinary claims; ``None``: automatic.
         bench_mode: ``off``, ``auto`` or ``force`` (see :mod:`verify.bench.run`).
         run_claims: whether a site build may run claims that the cache lacks.
+        worker_memory: bytes one claim worker may allocate (its data segment); 0: no limit.
         cuda_visible: ``CUDA_VISIBLE_DEVICES`` as set when the settings were made.
         data_home: the user's data folder (the terminal quiz's progress lives under it).
         environ: the environment the settings were read from; child processes start from it.
@@ -76,6 +90,7 @@ class Settings:
     bench_mode: str = "off"
     run_claims: bool = True
     cuda_visible: str = ""
+    worker_memory: int = DEFAULT_WORKER_MEMORY
     data_home: Path = field(default_factory=lambda: Path.home() / ".local" / "share")
     environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
@@ -104,6 +119,8 @@ class Settings:
             bench_mode=bench_mode,
             run_claims=env.get("VERIFY_NO_RUN", "").strip().lower() not in ("1", "true", "yes"),
             cuda_visible=env.get("CUDA_VISIBLE_DEVICES", ""),
+            worker_memory=parse_size(env.get("VERIFY_WORKER_MEMORY", "") or str(DEFAULT_WORKER_MEMORY),
+                                     "VERIFY_WORKER_MEMORY"),
             data_home=user_data_home(env),
             environ=env,
         )

@@ -34,7 +34,7 @@ def _thp() -> str:
 @claim(
     "alloc.page-faults",
     question="graph-fusion",
-    statement="用缺页次数看分配：16M 元素（64 MiB）时，eager 三步链每次调用都要为三个新输出的每一页各缺页一次（4 KiB 页时是 3 × 16384 次），编译版只有一个新输出，缺页约为三分之一；写进预分配缓冲区则不缺页。更小的张量是否缺页要看分配器当时的状态，不是每次都发生。",
+    statement="用缺页次数看分配：16M 元素时，eager 三步链每次调用缺页 {eager_fresh_faults_16M:int} 次，合 {eager_fresh_pages_touched_16M:.3g} 个输出的全部页数（页大小 {page_bytes} 字节）；编译版只有一个新输出，缺页 {compiled_fresh_faults_16M:int} 次，eager 是它的 {eager_over_compiled_faults_16M:x}；写进预分配缓冲区时缺页 {eager_preallocated_faults_16M:int} 次。",
     expect={"eager_fresh_faults_16M": {">=": 16}, "eager_over_compiled_faults_16M": {"between": [2.5, 3.5]},
             "preallocated_over_fresh_faults_16M": {"<": 0.01}},
 )

@@ -55,7 +55,7 @@ def _ops_with_shape(prof, shape) -> list[str]:
 @claim(
     "attention.no-nxn",
     question="graph-fusion",
-    statement="SDPA 在 CPU 上走融合的 flash attention 实现，(B, H, N, N) 的注意力分数矩阵从没作为张量出现；手写版本里它是矩阵乘的结果，再被除、softmax 各读写一遍。两者结果一致。",
+    statement="`scaled_dot_product_attention` 在 CPU 上走融合的 flash attention 实现（{sdpa_kernel}），形状为 (B, H, N, N) 的注意力分数矩阵从没作为张量出现过；手写版本里它是矩阵乘的结果，是一个真实的张量，再被除、被 softmax 各读写一遍；两者的结果一致。",
     expect={"naive_ops_on_scores": {"contains": "aten::_softmax"}, "sdpa_ops_on_scores": [],
             "sdpa_kernel": {"contains": "flash_attention"}, "same_result": True},
 )
@@ -76,7 +76,7 @@ def _(ctx):
 @claim(
     "attention.peak-memory",
     question="graph-fusion",
-    statement="峰值内存：N=1024、4 个头时，手写 attention 同时持有两份 N×N 的分数矩阵（各 16 MiB），峰值约 33 MiB；SDPA 的峰值只有输出加少量分块缓冲区，约 1.6 MiB，小一个数量级以上。",
+    statement="这直接体现在峰值内存上：N=1024、4 个头时，一份 N×N 分数矩阵是 {scores_MiB:.0f} MiB，手写 attention 的峰值是 {naive_peak_MiB:.1f} MiB，合 {naive_peak_over_scores:.2f} 份分数矩阵（分数和它的 softmax 同时活着）；SDPA 的峰值只有 {sdpa_peak_MiB:.2f} MiB，只比 {output_MiB:.0f} MiB 的输出多一点分块缓冲区，小了 {peak_ratio:x}，超过一个数量级。",
     expect={"naive_peak_over_scores": {">=": 1.9}, "sdpa_peak_over_scores": {"<": 0.2},
             "peak_ratio": {">=": 10}},
 )

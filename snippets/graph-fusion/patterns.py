@@ -21,7 +21,7 @@ from verify.claim import claim
 @claim(
     "reduce.one-kernel",
     question="graph-fusion",
-    statement="reduce 前后的逐元素操作和 reduce 融在同一个 kernel 里：sum + scale 是一个 kernel；RMSNorm（平方 → 求均值 → rsqrt → 乘回 x 和权重）也是一个 kernel、一趟外层循环，平方的结果从不落内存，只有每行一个数的统计量有一个小缓冲区。",
+    statement="reduce 前后的逐元素操作和 reduce 融在同一个 kernel 里：sum + scale 是 {sum_scale_kernels} 个 kernel；RMSNorm（平方 → 求均值 → rsqrt → 乘回 x 和权重）也是 {rms_kernels} 个 kernel、{rms_loop_nests} 趟外层循环，平方的结果从不落内存，分配的缓冲区 {rms_buffer_shapes} 只有每行一个数的统计量和输出。",
     expect={"sum_scale_kernels": 1, "rms_kernels": 1, "rms_loop_nests": 1,
             "rms_buffer_shapes": [[256, 1], [256, 512]], "rms_matches_eager": True},
 )
@@ -44,7 +44,7 @@ def _(ctx):
 @claim(
     "gemm.extern-epilogue",
     question="graph-fusion",
-    statement="CPU 上默认配置下 GEMM 不是 Inductor 自己生成的：relu(x @ w + b) 编译成一次库调用 addmm（bias 被并进 addmm），relu 作为 epilogue 单独一个小 kernel，原地写在 GEMM 的输出上，不另开缓冲区。",
+    statement="CPU 上默认配置下 GEMM 不是 Inductor 自己生成的：`relu(x @ w + b)` 编译成一次库调用 `addmm`，bias 直接并进了 `addmm`；Inductor 只融合它后面的 relu，作为 epilogue 单独 {kernels} 个小 kernel，原地写在 GEMM 的输出上，整个函数只分配 {buffers} 个缓冲区。",
     expect={"extern_calls": ["addmm"], "kernels": 1, "buffers": 1, "matches_eager": True},
 )
 def _(ctx):
@@ -73,7 +73,7 @@ def _independent(a: torch.Tensor, b: torch.Tensor):
 @claim(
     "fusion.horizontal",
     question="graph-fusion",
-    statement="横向融合：读同一个输入的两个独立算子（x.sin() 和 x.cos()）合进同一趟循环，x 只读一遍；读不同输入、互不相干的两个算子（a.sin() 和 b.cos()）Inductor 不把它们并进一趟循环，CPU 上只是放进同一个 C++ 函数里各跑各的循环。",
+    statement="Inductor 把读同一个输入的独立算子合进同一趟循环：`x.sin(), x.cos()` 编译后是 {shared_kernels} 个 kernel、{shared_loop_nests} 趟循环，写出 {shared_outputs} 个输出，x 只读一遍；读不同输入、互不相干的 `a.sin(), b.cos()` 不会并进一趟循环，CPU 上只是放进同一个 C++ 函数（{independent_kernels} 个 kernel），里面仍是 {independent_loop_nests} 趟循环，各跑各的。",
     expect={"shared_kernels": 1, "shared_loop_nests": 1, "shared_outputs": 2,
             "independent_kernels": 1, "independent_loop_nests": 2},
 )
@@ -98,7 +98,7 @@ def _transposed_add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 @claim(
     "fusion.layout",
     question="graph-fusion",
-    statement="布局不一致本身并不挡住 Inductor 融合：x.t() + y 仍是一个 kernel，转置读在 kernel 内部用小块转置（transpose_mxn）完成，不先物化一份连续的 x.t()；代价是多了分块转置的指令。",
+    statement="布局不一致本身并不挡住 Inductor 融合：`x.t() + y` 编译后仍是 {kernels} 个 kernel、{buffers} 个输出缓冲区，转置读在 kernel 内部用小块转置（`transpose_mxn`）完成，不先物化一份连续的 `x.t()`；代价是多了分块转置的指令，访存也不再完全连续。",
     expect={"kernels": 1, "buffers": 1, "tiled_transpose": True, "matches_eager": True},
 )
 def _(ctx):

@@ -48,7 +48,7 @@ def _spread(timings: dict) -> dict[str, float]:
 @claim(
     "gain.memory-bound",
     question="graph-fusion",
-    statement="内存受限的逐元素链融合后真的省了带宽：16M 元素、输出都预先分配好（排除分配的影响），三步链（读写 3 遍）编译成一趟（读写 1 遍）后快 1.5 倍以上，融合 kernel 的速度接近一次同样大小的纯拷贝。",
+    statement="实测（CPU、单线程、16M 元素，输出都预先分配好，排除分配的影响）：三步链编译成一趟后快 {speedup:x}（字节模型的预测是 {model_bytes_ratio:x}）；融合 kernel 的用时是同样大小一次纯拷贝的 {fused_vs_copy:x}，两者相当。",
     kind="perf",
     expect={"speedup": {">=": 1.5}, "fused_vs_copy": {"between": [0.7, 1.5]}},
 )
@@ -83,7 +83,7 @@ def _(ctx):
 @claim(
     "gain.first-touch",
     question="graph-fusion",
-    statement="CPU 上 16M 元素（64 MiB）时，普通调用的大半时间花在新输出的第一次写入（缺页）上：eager 三步链和编译版新分配输出都比写进预分配缓冲区慢 2 倍以上，所以普通调用下的加速比主要反映“少分配两个缓冲区”，只看带宽要用预分配输出去量。",
+    statement="16M 元素（{=64 MiB}）时，普通调用的大半时间花在分配新输出上：eager 三步链新分配输出比写进预分配缓冲区慢 {eager_fresh_over_preallocated:x}，编译版慢 {compiled_fresh_over_preallocated:x}，也就是普通调用里分别有 {fresh_overhead_share_eager:pct} 和 {fresh_overhead_share_compiled:pct} 的时间花在新内存的映射、缺页和清零上。",
     kind="perf",
     expect={"eager_fresh_over_preallocated": {">=": 2.0}, "compiled_fresh_over_preallocated": {">=": 2.0},
             "speedup_fresh": {">=": 1.5}, "speedup_preallocated": {">=": 1.3}},
@@ -117,9 +117,13 @@ def _(ctx):
 @claim(
     "gain.size-sweep",
     question="graph-fusion",
-    statement="融合的收益随张量变大而出现：同一条三步链（普通调用、输出新分配），16K 元素时编译版反而比 eager 慢（固定的调用开销占主导），1M 和 16M 元素时快 1.5 倍以上。",
+    statement="同一条三步链（普通调用、输出新分配）：16K 元素时编译版反而更慢，一次调用 {us_16K.compiled:.1f} µs，eager 的三次小算子调用加起来只要 {us_16K.eager:.1f} µs，编译版的速度只有 eager 的 {speedup_16K:x}；1M 和 16M 元素时编译版更快，分别快 {speedup_1M:x}和 {speedup_16M:x}。",
     kind="perf",
-    expect={"speedup_16K": {"<": 1.0}, "speedup_1M": {">=": 1.5}, "speedup_16M": {">=": 1.5}},
+    # 1M: fresh 4 MiB outputs page-fault or not depending on the allocator's state, so the gain there lies
+    # anywhere between the preallocated gain and the fault-count ratio: only "faster" holds everywhere.
+    # 16M: every fresh output is a new mmap; the gain is at least the smaller of the preallocated gain
+    # (>= 1.5, gain.memory-bound) and the 3:1 fault ratio.
+    expect={"speedup_16K": {"<": 1.0}, "speedup_1M": {">": 1.0}, "speedup_16M": {">=": 1.5}},
 )
 def _(ctx):
     out: dict = {"threads": 1}
@@ -138,11 +142,13 @@ def _(ctx):
 @claim(
     "gain.cheap-vs-transcendental",
     question="graph-fusion",
-    statement="字节数相同的两条三步链，输出都预先分配好：算得少的（乘、加、relu）融合后快 1.3 倍以上；算得多的（sin、exp、tanh）编译版与 eager 之比随 CPU 而变，取决于两边超越函数的向量化实现，不能从“省了内存读写”推出来。",
+    statement="字节数相同的两条三步链（1M 元素，输出都预先分配好）：算得少的（乘、加、relu）融合后快 {speedup_cheap:x}；算得多的（sin、exp、tanh）编译版的速度在这台机器上是 eager 的 {speedup_transcendental:x}，这个比值随 CPU 而变，取决于 ATen 和 Inductor 生成的 C++ 循环各自怎样向量化超越函数，不能从“省了内存读写”推出来。",
     kind="perf",
     # The transcendental ratio is observed, not expected: it measured 0.33x on an Intel Xeon
     # (AVX-512), 0.89x on one AMD EPYC and 1.42x on another; no relation holds on all three.
-    expect={"speedup_cheap": {">=": 1.3}},
+    # Same bytes, far more arithmetic: three transcendental functions per element cost several times
+    # three multiply-adds on any CPU.
+    expect={"speedup_cheap": {">=": 1.3}, "transcendental_over_cheap_eager": {">=": 2.0}},
 )
 def _(ctx):
     # Preallocated outputs: with fresh ones, how often a 4 MiB output page-faults depends on the
@@ -162,6 +168,7 @@ def _(ctx):
         "n": x.numel(),
         "speedup_cheap": round(ratio(t, "cheap_eager", "cheap_compiled"), 3),
         "speedup_transcendental": round(ratio(t, "transcendental_eager", "transcendental_compiled"), 3),
+        "transcendental_over_cheap_eager": round(ratio(t, "transcendental_eager", "cheap_eager"), 2),
         "ms": {name: _ms(t, name) for name in t},
         "spread": _spread(t),
     }
@@ -170,7 +177,7 @@ def _(ctx):
 @claim(
     "gain.gemm-compute-bound",
     question="graph-fusion",
-    statement="计算受限的 GEMM 融合 epilogue 几乎没有收益：256×512 乘 512×512 的 relu(x @ w + b)，编译版快不到 1.3 倍；单独的矩阵乘就占了 eager 总时间的大半，epilogue 能省的上限本来就小。",
+    statement="单线程算 `relu(x @ w + b)`（256×512 乘 512×512）时，单独的矩阵乘就占了 eager 总时间的 {gemm_share_of_eager:pct}，epilogue 融合能省的上限只是剩下那一小块；实测编译版的速度是 eager 的 {speedup:x}，没有明显的加速。",
     kind="perf",
     expect={"speedup": {"<": 1.3}, "gemm_share_of_eager": {">=": 0.6}},
 )

@@ -29,9 +29,9 @@ def keys_of(t: torch.Tensor) -> list[str]:
 @claim(
     "dispatch.aten-table",
     question="op-registration",
-    statement="每个算子在 dispatcher 里有一张“dispatch key → kernel”的表：aten::add.Tensor 的 CPU 列是专门的 CPU kernel，"
-    "AutogradCPU 列是生成的 autograd kernel，ADInplaceOrView 与 AutocastCPU 列是直接跳过的 fallthrough；"
-    "整个进程里已注册的算子有数千个。",
+    statement="PyTorch 的 dispatcher 为每个算子保存一张“dispatch key → kernel”的表：`aten::add.Tensor` 在 CPU 列是专门的 "
+    "CPU kernel，在 AutogradCPU 列是生成的 autograd kernel，在 ADInplaceOrView 和 AutocastCPU 列是直接跳过的 fallthrough；"
+    "这个进程里一共注册了 {registered_ops} 个算子，其中 `aten::` 下的有 {aten_ops} 个。",
     expect={
         "add_table": {
             "CPU": "kernel",
@@ -40,6 +40,7 @@ def keys_of(t: torch.Tensor) -> list[str]:
             "AutocastCPU": "fallthrough backend fallback",
         },
         "registered_ops": {">=": 2000},
+        "aten_ops": {">=": 2000},
     },
 )
 def _(ctx):
@@ -57,14 +58,15 @@ def _(ctx):
     "dispatch.tensor-keys",
     question="op-registration",
     statement="查表用的 key 来自 tensor 自带的 DispatchKeySet：普通 CPU tensor 带 CPU、ADInplaceOrView、AutogradCPU、"
-    "AutocastCPU；requires_grad=True 不改变这个集合（是否求导由 Autograd kernel 运行时判断）；"
-    "inference_mode 里新建的 tensor 则不带 autograd 相关的键，调用时直接落到 CPU kernel。",
+    "AutocastCPU 这几个键，`requires_grad=True` 的 tensor 一个不多；只有在 `torch.inference_mode()` 里产生的 tensor"
+    "（新建的，或由 `requires_grad` 的旧 tensor 算出的）只剩 CPU 和 AutocastCPU，也没有 `grad_fn`。",
     expect={
         "plain": ["CPU", "ADInplaceOrView", "AutogradCPU", "AutocastCPU"],
         "requires_grad": ["CPU", "ADInplaceOrView", "AutogradCPU", "AutocastCPU"],
         "inference_mode_new": ["CPU", "AutocastCPU"],
         "inference_mode_old": ["CPU", "ADInplaceOrView", "AutogradCPU", "AutocastCPU"],
         "inference_out_has_grad_fn": False,
+        "inference_out_keys": ["CPU", "AutocastCPU"],
     },
 )
 def _(ctx):
@@ -86,8 +88,8 @@ def _(ctx):
 @claim(
     "dispatch.cuda-table",
     question="op-registration",
-    statement="在 CUDA 版 PyTorch 上，CUDA tensor 的 keyset 是 CUDA、ADInplaceOrView、AutogradCUDA、AutocastCUDA，"
-    "aten::add.Tensor 的 CUDA 列是专门的 CUDA kernel；同一个 Python 调用按 tensor 的 key 选中不同的列。",
+    statement="在 GPU 上，CUDA tensor 的 keyset 是 CUDA、ADInplaceOrView、AutogradCUDA、AutocastCUDA，"
+    "`aten::add.Tensor` 在 CUDA 列是专门的 CUDA kernel：同一个 Python 调用因为 tensor 带的键不同而落到表的另一列。",
     expect={
         "cuda_keys": ["CUDA", "ADInplaceOrView", "AutogradCUDA", "AutocastCUDA"],
         "add_cuda_column": "kernel",

@@ -69,9 +69,9 @@ def registered_keys(op: str) -> list[str]:
 @claim(
     "library.cpp-op-table",
     question="op-registration",
-    statement="用 TORCH_LIBRARY 定义 schema、用 TORCH_LIBRARY_IMPL 为 CPU 和 CUDA 各注册一个 kernel，"
-    "编译加载后 dispatcher 的表里这两列就是我们的 kernel，Meta 和 Autograd 列只有通用的 fallback；"
-    "CPU tensor 的调用只进了 CPU kernel。",
+    statement="在 `TORCH_LIBRARY(opreg_demo, m)` 里用 `m.def` 定义 schema，再用 `TORCH_LIBRARY_IMPL(opreg_demo, CPU, m)` 和 "
+    "`TORCH_LIBRARY_IMPL(opreg_demo, CUDA, m)` 各注册一个 kernel，编译加载后 `opreg_demo::twice` 的表里 CPU 列和 CUDA 列"
+    "就是我们的 kernel，Meta 和 Autograd 列只有通用的 backend fallback；对 CPU tensor 的调用只进了 CPU kernel。",
     expect={
         "registered": ["CPU", "CUDA"],
         "table": {"CPU": "kernel", "CUDA": "kernel", "Meta": "backend fallback", "AutogradCPU": "backend fallback",
@@ -101,13 +101,13 @@ def _(ctx):
 @claim(
     "library.macro-is-static-object",
     question="op-registration",
-    statement="预处理后可以看到，TORCH_LIBRARY 和每个 TORCH_LIBRARY_IMPL 都展开成一个 static const "
-    "torch::detail::TorchLibraryInit 对象，注册写在它的构造函数里；编译器把这些构造集中到一个在加载时运行的初始化函数"
-    "（_GLOBAL__sub_I_…，登记在 .init_array 段）。",
+    statement="用预处理器展开 `demo_ops.cpp` 就能看到答案：`TORCH_LIBRARY` 和两个 `TORCH_LIBRARY_IMPL` 这 {static_objects} 个宏"
+    "各展开成一个 `static const torch::detail::TorchLibraryInit` 对象，注册写在它的构造函数里；编译器把这些构造集中到"
+    "初始化函数 `_GLOBAL__sub_I_demo_ops.cpp`，登记在目标文件的 `.init_array` 段，加载时由运行时调用。",
     expect={
         "static_objects": 3,
         "def_object": {"contains": "TORCH_LIBRARY_static_init_opreg_demo"},
-        "init_function": {"contains": "_GLOBAL__sub_I_"},
+        "init_function": "_GLOBAL__sub_I_demo_ops.cpp",
         "has_init_array": True,
     },
     needs=["g++"],
@@ -156,8 +156,8 @@ print(before, after, y)
 @claim(
     "library.registered-on-load",
     question="op-registration",
-    statement="在一个新进程里，加载 .so 之前 dispatcher 里没有 opreg_demo::twice；只用 ctypes 做一次普通的 dlopen"
-    "（不调用任何注册函数），它就出现并且能调用：注册是加载时静态初始化的副作用。",
+    statement="所以注册不需要任何人调用：在一个新进程里，加载 .so 之前 dispatcher 里没有 `opreg_demo::twice`；"
+    "只用 `ctypes` 做一次普通的 dlopen（不调用任何注册函数），它就出现了，并且能调用。",
     expect={"before_load": False, "after_load": True, "result": [2.0, 2.0]},
     needs=["g++"],
     timeout=240,
@@ -173,8 +173,8 @@ def _(ctx):
 @claim(
     "library.no-meta-kernel",
     question="op-registration",
-    statement="对 Meta tensor 调用一个没有 Meta kernel（也没有 fake 实现）的算子，会抛出 NotImplementedError；"
-    "torch.compile / torch.export 追踪时走的就是这一列，所以自定义算子需要补 fake 实现。",
+    statement="对 Meta tensor 调用一个没有 Meta kernel、也没有 fake 实现的算子，抛出 `NotImplementedError`；"
+    "`torch.compile` / `torch.export` 追踪形状时走的就是这一列，所以自定义算子要补 fake 实现。",
     raises=("NotImplementedError", "Meta"),
     needs=["g++"],
     timeout=240,
@@ -192,14 +192,18 @@ def _(ctx):
 @claim(
     "library.no-autograd-kernel",
     question="op-registration",
-    statement="没有 Autograd kernel 的 C++ 算子不会在调用时报错：前向照常，反向时只给一条警告，"
-    "而且梯度可能悄悄算错（这里的 kernel 内部用了 clone 再改写数据，得到梯度 1，正确值是 2）。",
+    statement="没有注册 Autograd kernel 的 C++ 算子调用时不报错：前向没有任何警告，反向时只给 {backward_warnings} 条"
+    "“an autograd kernel was not registered to the Autograd key(s)” 的警告，梯度却是 {grad_value:g}，正确值是 "
+    "{correct_value:g}，因为 kernel 内部先 `clone` 再直接改写数据，autograd 只看见了那次 `clone`。",
     expect={
         "forward_warnings": 0,
         "backward_warnings": {">=": 1},
-        "warning": {"contains": "autograd kernel was not registered"},
+        "warning": {"contains": "an autograd kernel was not registered to the Autograd key(s)"},
         "grad": [1.0, 1.0, 1.0],
         "correct_grad": [2.0, 2.0, 2.0],
+        "grad_value": 1.0,
+        "correct_value": 2.0,
+        "grad_fn": "CloneBackward0",
     },
     needs=["g++"],
     timeout=240,
@@ -214,13 +218,17 @@ def _(ctx):
         y.sum().backward()
         backward = len(caught) - forward
     msgs = [str(w.message) for w in caught]
+    ref = torch.ones(3, requires_grad=True)  # the same function, 2 * x, through ops autograd knows
+    (ref * 2).sum().backward()
     return {
         "forward_warnings": forward,
         "backward_warnings": backward,
         "warning": msgs[-1].split(". ")[0] if msgs else "",
         "grad_fn": type(y.grad_fn).__name__,
         "grad": x.grad.tolist(),
-        "correct_grad": (2 * torch.ones(3)).tolist(),
+        "correct_grad": ref.grad.tolist(),
+        "grad_value": x.grad[0].item(),
+        "correct_value": ref.grad[0].item(),
         "autograd_fallback_mode": torch._C._get_autograd_fallback_mode(),
     }
 
@@ -228,8 +236,8 @@ def _(ctx):
 @claim(
     "library.cuda-kernel",
     question="op-registration",
-    statement="同一个算子对 CUDA tensor 调用时，dispatcher 按 CUDA 键选中 TORCH_LIBRARY_IMPL(…, CUDA, …) 注册的 kernel，"
-    "CPU kernel 不被调用。",
+    statement="在 GPU 上，对 CUDA tensor 调用同一个算子，dispatcher 按 CUDA 键选中 `TORCH_LIBRARY_IMPL(…, CUDA, …)` "
+    "注册的 kernel，CPU kernel 不被调用。",
     expect={"calls_delta": [0, 1], "result": [0.0, 2.0, 4.0, 6.0], "device": "cuda:0"},
     needs=["cuda", "g++"],
     timeout=240,

@@ -38,8 +38,8 @@ def twice_symbols(wd: Path, obj: str) -> list[str]:
 @claim(
     "tmpl.implicit-on-use",
     question="op-registration",
-    statement="模板在用到时才实例化：只调用了 twice<int> 和 twice<double> 的目标文件里，nm 只看到这两个版本"
-    "（W，弱符号，多个目标文件各有一份时由链接器合并），没有 twice<float>。",
+    statement="模板在用到时才实例化：只调用了 `twice<int>` 和 `twice<double>` 的目标文件里，`nm -C` 只看到这两个版本，"
+    "类型是 W（弱符号，多个目标文件各有一份时由链接器合并），没有 `twice<float>`。",
     expect={"symbols": ["W double twice<double>(double)", "W int twice<int>(int)"]},
     needs=["g++"],
 )
@@ -51,8 +51,7 @@ def _(ctx):
 @claim(
     "tmpl.explicit",
     question="op-registration",
-    statement="显式实例化 template float twice<float>(float); 让编译器在这个目标文件里生成 twice<float>，"
-    "即使没有任何调用。",
+    statement="显式实例化 `template float twice<float>(float);` 让编译器在这个目标文件里生成 `twice<float>`，即使没有任何调用。",
     expect={"symbols": ["W float twice<float>(float)"]},
     needs=["g++"],
 )
@@ -64,9 +63,10 @@ def _(ctx):
 @claim(
     "tmpl.hidden-definition",
     question="op-registration",
-    statement="把模板定义藏进 .cpp、头文件只留声明时，那个 .cpp 里一个实例也不生成，"
-    "调用方只能留下未定义引用，链接失败：undefined reference to `int twice<int>(int)'。",
+    statement="把模板定义藏进 .cpp、头文件只留声明时，那个 .cpp 一个实例也不生成，调用方链接失败："
+    "`undefined reference to 'int twice<int>(int)'`。",
     raises=("RuntimeError", "undefined reference to `int twice<int>(int)'"),
+    expect={"symbols_in_hidden_cpp": [], "link_status": {"!=": 0}},
     needs=["g++"],
 )
 def _(ctx):
@@ -83,9 +83,9 @@ def _(ctx):
 @claim(
     "tmpl.explicit-fixes-link",
     question="op-registration",
-    statement="在那个 .cpp 末尾加一行显式实例化 template int twice<int>(int); 后，目标文件里有了 twice<int>，"
-    "程序链接成功并输出 42：这就是“定义放 .cpp + 显式实例化”的写法，代价是调用方只能用列出的类型。",
-    expect={"symbols_in_cpp": ["W int twice<int>(int)"], "link_status": 0, "output": "twice(21) = 42"},
+    statement="在那个 .cpp 末尾加一行 `template int twice<int>(int);`，目标文件里就有了 `twice<int>`，"
+    "程序链接成功，`twice(21)` 输出 {printed}。",
+    expect={"symbols_in_cpp": ["W int twice<int>(int)"], "link_status": 0, "output": "twice(21) = 42", "printed": 42},
     needs=["g++"],
 )
 def _(ctx):
@@ -94,5 +94,6 @@ def _(ctx):
     done = gxx(wd, "twice_main.cpp", "twice_hidden.o", "-o", "app")
     output = subprocess.run([str(wd / "app")], capture_output=True, text=True, timeout=30).stdout.strip() \
         if done.returncode == 0 else done.stderr
+    printed = int(output.rsplit("= ", 1)[-1]) if output.startswith("twice(") else None
     return {"symbols_in_cpp": twice_symbols(wd, "twice_hidden.o"), "link_status": done.returncode,
-            "output": output}
+            "output": output, "printed": printed}

@@ -3,16 +3,19 @@ heap back to the kernel (glibc's trim), a millisecond hiccup in a microsecond op
 
 from __future__ import annotations
 
-from snippets._workloads.heap import FIXED, STAGING, run_stage
+from snippets._workloads.heap import ALIGN, BIG, FIXED, STAGING, TRIGGER, run_stage
 from verify.claim import claim
 
 
 @claim(
     "heap.trim-on-small-free",
     question="python-overhead",
-    statement="glibc 下，先释放的 32 MiB 大块可能暂时留在堆里；之后释放一个 64 KiB 的小块时，"
-              "free() 才把这 32 MiB 一次还给内核，这一次释放要花毫秒级（平时不到 1 µs）。"
-              "PyTorch 的 CPU 张量用的正是这个堆；把 MALLOC_TRIM_THRESHOLD_ 和 MALLOC_MMAP_THRESHOLD_ 设成固定值后，这个现象消失。",
+    statement="glibc 下，先释放两个 {big_block_bytes:bytes} 的大块，堆缩小 {heap_drop_on_32m_free_mib:.0f} MiB，内存还留在堆里；"
+              "之后释放一个 {trigger_bytes:bytes} 的小块，`free()` 才把堆缩小 {heap_drop_on_64k_free_mib:.0f} MiB、一次还给内核，"
+              "这次释放花了 {that_64k_free:time}，是同样大小的普通释放（{later_64k_free:time}）的 {trim_free_over_plain_free:x}；"
+              "一个 {big_block_bytes:bytes} 的张量同样让这个堆长了 {heap_growth_for_16m_tensor_mib:.0f} MiB，PyTorch 的 CPU 张量"
+              "就在这个堆上；把 `MALLOC_TRIM_THRESHOLD_` 和 `MALLOC_MMAP_THRESHOLD_` 都固定为 {fixed_threshold_bytes:bytes} 后，"
+              "同样的顺序里堆缩小 {fixed_heap_drop_on_64k_free_mib:.0f} MiB，这次释放只花 {fixed_that_64k_free:time}。",
     kind="perf",
     needs=["glibc"],
     expect={"heap_drop_on_32m_free_mib": 0, "heap_drop_on_64k_free_mib": {">=": 16},
@@ -25,6 +28,11 @@ def _(ctx):
     default = run_stage(STAGING)
     fixed = run_stage({**STAGING, **FIXED})
     return {**default,
+            "big_block_bytes": BIG, "trigger_bytes": TRIGGER, "trigger_elements": TRIGGER // 4, "align_bytes": ALIGN,
+            "fixed_threshold_bytes": int(FIXED["MALLOC_TRIM_THRESHOLD_"]),
+            "that_64k_free": default["that_64k_free_us"] * 1e-6,
+            "later_64k_free": default["later_64k_free_us"] * 1e-6,
+            "fixed_that_64k_free": fixed["that_64k_free_us"] * 1e-6,
             "trim_free_over_plain_free": default["that_64k_free_us"] / default["later_64k_free_us"],
             "fixed_heap_drop_on_64k_free_mib": fixed["heap_drop_on_64k_free_mib"],
             "fixed_that_64k_free_us": fixed["that_64k_free_us"],

@@ -24,8 +24,8 @@ Q = "python-overhead"
 @claim(
     "torch-compile.fx-graph",
     question=Q,
-    statement="TorchDynamo 把 Python 函数里的 tensor 运算捕获成一张 FX Graph：每个节点是一个 torch 函数或运算符，"
-              "Python 本身的语句不在图里。",
+    statement="第一步，TorchDynamo 把函数里的张量运算捕获成 {graph_count} 张 FX Graph：图里的节点依次是 `mul`、`add`、`relu`、`sin`，"
+              "每个都是一个 torch 函数或运算符，Python 本身的语句不在图里。",
     expect={"graph_count": 1, "call_targets": ["mul", "add", "relu", "sin"]},
 )
 def _(ctx):
@@ -52,7 +52,8 @@ def _(ctx):
 @claim(
     "torch-compile.inductor-cpp",
     question=Q,
-    statement="在 CPU 上 Inductor 生成的是 C++ 代码（经 g++ 编译后加载），mul、add、relu、sin 四个算子融合成一个 kernel。",
+    statement="第二步，TorchInductor 把图编译成代码：在 CPU 上生成的是 C++（编译成共享库后加载），上例的 {eager_ops} 个算子"
+              "融合成了 {cpp_kernels} 个 kernel，一次遍历完成原来每个算子各遍历一次的工作。",
     expect={"cpp_kernels": 1, "has_extern_c": True, "same_result": True},
 )
 def _(ctx):
@@ -76,7 +77,7 @@ def _(ctx):
 @claim(
     "torch-compile.inductor-triton",
     question=Q,
-    statement="在 CUDA 上 Inductor 生成的是 Triton kernel，同样的四个算子融合成一个 @triton.jit 函数。",
+    statement="在 CUDA 上生成的是 Triton kernel，同样的 4 个算子融合成 {triton_kernels} 个 `@triton.jit` 函数。",
     needs=["cuda"],
     expect={"triton_kernels": 1, "same_result": True},
 )
@@ -94,8 +95,9 @@ def _(ctx):
 @claim(
     "torch-compile.cold-disk-warm",
     question=Q,
-    statement="torch.compile 的第一次调用要编译：空缓存时要若干秒；换一个新进程、磁盘上已有编译缓存时降到约一秒；"
-              "同一进程里之后的调用只要几十微秒。",
+    statement="编译是有代价的，像 JIT 一样“第一次慢、之后快”，而且慢分三档：编译缓存为空时，第一次调用要 {cold_first_call_s:time}；"
+              "换一个新进程、磁盘上已有缓存时降到 {disk_first_call_s:time}（还要重新跑 Dynamo、查缓存、加载编译产物）；"
+              "同一进程里之后的调用只要 {warm_call:time}。",
     kind="perf",
     timeout=240,
     expect={"cold_over_disk": {">=": 2.0}, "disk_over_warm": {">=": 100}, "cold_cache_miss": True,
@@ -108,6 +110,7 @@ def _(ctx):
         "cold_first_call_s": cold["calls_s"][0],
         "disk_first_call_s": disk["calls_s"][0],
         "second_call_ms": disk["calls_s"][1] * 1e3,
+        "warm_call": disk["warm_s"],
         "warm_call_us": disk["warm_s"] * 1e6,
         "cold_over_disk": cold["calls_s"][0] / disk["calls_s"][0],
         "disk_over_warm": disk["calls_s"][0] / disk["warm_s"],
@@ -121,23 +124,29 @@ def _(ctx):
 @claim(
     "torch-compile.tiny-ops",
     question=Q,
-    statement="CPU 上对 40 个连续的小算子，compile 把它们融成一次调用，明显快于 eager；但只有一个小算子时，"
-              "编译后的调用反而比 eager 慢（守卫检查和包装代码本身就有几微秒到几十微秒的固定开销）。",
+    statement="在 CPU 上，一串 40 个小算子编译后融成 {chain_cpp_kernels} 个 kernel，一次调用从 eager 的 {times.chain_eager:time}"
+              " 降到 {times.chain_compiled:time}，快 {chain_speedup:x}；但只有一个小算子时，编译后的调用要 {times.one_compiled:time}，"
+              "反而是 eager（{times.one_eager:time}）的 {one_op_compiled_over_eager:x}。",
     kind="perf",
-    expect={"chain_speedup": {">=": 1.5}, "one_op_compiled_over_eager": {">=": 1.2}},
+    expect={"chain_cpp_kernels": 1, "chain_speedup": {">=": 1.5}, "one_op_compiled_over_eager": {">=": 1.2}},
 )
 def _(ctx):
+    from torch._inductor.utils import run_and_get_code
+
     x = torch.randn(16)
     torch._dynamo.reset()
     chain_c = torch.compile(tiny_chain)
     one_c = torch.compile(one_op)
-    chain_c(x), one_c(x)
+    _, codes = run_and_get_code(chain_c, x)  # the first call compiles; later calls reuse it
+    one_c(x)
     with single_thread():
         t = compare({"chain_eager": lambda: tiny_chain(x), "chain_compiled": lambda: chain_c(x),
                      "one_eager": lambda: one_op(x), "one_compiled": lambda: one_c(x)},
                     rounds=11, warmup=1, inner=100)
     us = {k: v["median_s"] * 1e6 for k, v in t.items()}
     return {
+        "chain_cpp_kernels": count_cpp_kernels("\n".join(codes)),
+        "times": t,
         "us": us,
         "eager_us_per_op": us["chain_eager"] / 40,
         "chain_speedup": ratio(t, "chain_eager", "chain_compiled"),
@@ -149,9 +158,10 @@ def _(ctx):
 @claim(
     "torch-compile.graph-breaks",
     question=Q,
-    statement="依赖 tensor 数值的 if 和 print 都会让 Dynamo 断图：一个函数被切成 3 张图、2 次 graph break，"
-              "断点处退回 Python 执行；torch._dynamo.explain 会给出原因。",
-    expect={"graph_count": 3, "graph_break_count": 2, "reasons_mention_print": True},
+    statement="遇到 Dynamo 处理不了的代码，图会断开：依赖张量数值的 `if` 和 `print` 各造成一次 graph break，一个函数被切成"
+              " {graph_count} 张图、断开 {graph_break_count} 次，断点处退回 Python 解释执行；`torch._dynamo.explain` 会直接给出原因"
+              "（`generic_jump`、无法追踪内建函数 `print`）。",
+    expect={"graph_count": 3, "graph_break_count": 2, "reasons_mention_jump": True, "reasons_mention_print": True},
 )
 def _(ctx):
     torch._dynamo.reset()
@@ -163,6 +173,7 @@ def _(ctx):
         "graph_break_count": report.graph_break_count,
         "op_count": report.op_count,
         "reasons": reasons,
+        "reasons_mention_jump": any("generic_jump" in str(b.reason) for b in report.break_reasons),
         "reasons_mention_print": any("print" in str(b.reason) for b in report.break_reasons),
     }
 
@@ -170,16 +181,20 @@ def _(ctx):
 @claim(
     "torch-compile.cuda-tiny-chain",
     question=Q,
-    statement="在 CUDA 上，40 个小算子 eager 要 launch 40 个 kernel，compile 后只 launch 1 个，调用明显更快。",
+    statement="融合之后，eager 要逐个分发、launch 的 40 个小算子，compile 后只剩 {triton_kernels} 个 Triton kernel，"
+              "一次调用从 {eager:time} 降到 {compiled:time}，快 {speedup:x}。",
     needs=["cuda"],
     kind="perf",
-    expect={"speedup": {">=": 2.0}},
+    expect={"triton_kernels": 1, "speedup": {">=": 2.0}},
 )
 def _(ctx):
+    from torch._inductor.utils import run_and_get_code
+
     x = torch.randn(1024, device="cuda")
     torch._dynamo.reset()
     chain_c = torch.compile(tiny_chain)
-    chain_c(x)
+    _, codes = run_and_get_code(chain_c, x)  # the first call compiles; later calls reuse it
     t = compare({"eager": lambda: tiny_chain(x), "compiled": lambda: chain_c(x)}, rounds=11, inner=20, device="cuda")
-    return {"eager_us": t["eager"]["median_s"] * 1e6, "compiled_us": t["compiled"]["median_s"] * 1e6,
+    return {"triton_kernels": count_triton_kernels("\n".join(codes)), "eager": t["eager"], "compiled": t["compiled"],
+            "eager_us": t["eager"]["median_s"] * 1e6, "compiled_us": t["compiled"]["median_s"] * 1e6,
             "speedup": ratio(t, "eager", "compiled")}

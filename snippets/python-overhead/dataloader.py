@@ -17,7 +17,8 @@ Q = "python-overhead"
 @claim(
     "dataloader.worker-processes",
     question=Q,
-    statement="num_workers=2 时样本由两个独立的 worker 进程产生（进程号不同于主进程），主进程几乎不再花 CPU 时间在变换上。",
+    statement="`num_workers=2` 时，样本由 {worker_pids} 个独立的 worker 进程产生（进程号都不是主进程的），主进程花在变换上的"
+              " CPU 时间只剩串行时的 {main_cpu_share:pct}，可以专心喂模型。",
     needs=["multicore"],
     expect={"worker_pids": 2, "main_pid_made_items": False, "main_cpu_share": {"<=": 0.5}},
 )
@@ -43,8 +44,10 @@ def _(ctx):
 @claim(
     "dataloader.speedup",
     question=Q,
-    statement="2 个 worker 的理想加速比是 min(workers, 核数)；实际能拿到多少取决于此刻空闲的核：DataLoader 的加速比"
-              "与两个裸进程（multiprocessing.Pool）在同一时刻能达到的相当，而 2 个线程因 GIL 几乎没有加速。",
+    statement="加速比的理想值是 min(workers, 空闲核数)，本机一共 {cores} 个核，所以最多是 {ideal}；实测 2 个 worker 进程快"
+              " {speedup.workers_2:x}，同一时刻两个裸进程（`multiprocessing.Pool`）快 {speedup.pool_2:x}，DataLoader 的加速比"
+              "是裸进程的 {workers_vs_pool:pct}；同样的纯 Python 变换交给 2 个线程则是 {speedup.threads_2:x}，GIL 让它们轮流执行，"
+              "几乎没有加速。",
     kind="perf",
     needs=["multicore"],
     expect={"workers_vs_pool": {">=": 0.6}, "threads_speedup": {"<=": 1.5}},

@@ -21,8 +21,8 @@ def _ops(ctx):
 @claim(
     "cpp-ext.callable",
     question=Q,
-    statement="一个几十行的 C++ 文件用 torch.utils.cpp_extension 编译成共享库、加载后，就能在 Python 里像普通算子一样调用"
-              "（torch.ops.po_ext.decay_scan），结果与 Python 实现一致。",
+    statement="一个几十行的 C++ 文件，用 `torch.utils.cpp_extension` 编译成共享库并加载后，就能在 Python 里像普通算子一样调用"
+              "（这里注册成 dispatcher 算子 `torch.ops.po_ext.decay_scan`，而不是用 pybind11 导出函数），结果与 Python 实现一致。",
     needs=["g++"],
     timeout=240,
     expect={"matches_python": True, "dispatch_has_cpu": True},
@@ -42,14 +42,17 @@ def _(ctx):
 @claim(
     "cpp-ext.beats-python-loop",
     question=Q,
-    statement="顺序依赖、无法向量化的逐元素循环（扫描）正是 C++ 扩展的用武之地：10 万个元素时它比纯 Python 列表循环快约 10 倍，"
-              "比在 tensor 上逐元素索引的 Python 循环快上千倍。",
+    statement="最值得写成 C++ 的，是每一步依赖上一步、无法向量化的循环（这里是一个衰减扫描）：{n:int} 个元素时，"
+              "C++ 版每步 {cpp_per_step:time}，比纯 Python 列表循环（每步 {python_list_per_step:time}）快 {over_python_list:x}，"
+              "比在张量上逐元素索引的 Python 循环（每步 {tensor_loop_per_step:time}）快 {over_tensor_loop:x}。",
     kind="perf",
     needs=["g++"],
     timeout=240,
-    # Quiet machine: about 10x and 1700x. On a loaded machine the 5 ms Python loop gets preempted
-    # while the 0.5 ms C++ call fits in a time slice, which once showed 32x: keep the bound low.
-    expect={"over_python_list": {">=": 4}, "over_tensor_loop": {">=": 300}},
+    # The ratios depend on the CPU and on load (a preempted Python loop inflates the first).
+    # What the mechanism guarantees everywhere: a CPython step runs about a dozen bytecodes and
+    # boxes a float where the C++ step is two floating-point ops (>= 2), and a tensor-indexing
+    # step pays several dispatches of about a microsecond each (>= 300).
+    expect={"over_python_list": {">=": 2}, "over_tensor_loop": {">=": 300}},
 )
 def _(ctx):
     ops = _ops(ctx)
@@ -64,6 +67,12 @@ def _(ctx):
     tensor_loop_s = t_tensor["tensor_loop"]["median_s"] * n / small.numel()
     cpp_s = t["cpp"]["median_s"]
     return {
+        "n": n,
+        "cpp": t["cpp"],
+        "python_list": t["python_list"],
+        "cpp_per_step": cpp_s / n,
+        "python_list_per_step": t["python_list"]["median_s"] / n,
+        "tensor_loop_per_step": t_tensor["tensor_loop"]["median_s"] / small.numel(),
         "cpp_us": cpp_s * 1e6,
         "python_list_ms": t["python_list"]["median_s"] * 1e3,
         "tensor_loop_s_extrapolated": tensor_loop_s,

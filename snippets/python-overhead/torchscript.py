@@ -25,8 +25,8 @@ def gate(x: torch.Tensor, t: float) -> torch.Tensor:
 @claim(
     "torchscript.ir-save-load",
     question=Q,
-    statement="torch.jit.script 把函数（连同 if 分支）编译成 TorchScript IR（prim::If、aten::mul 等节点），"
-              "可以存成一个 zip 归档，再由 torch.jit.load 载回，结果与 Python 版一致。",
+    statement="`torch.jit.script` 把函数（连同 `if` 分支）编译成 TorchScript IR，里面是 `prim::If`、`aten::mul` 这样的节点；"
+              "它能存成一个 zip 归档（里面是代码和常量），再用 `torch.jit.load` 载回执行，结果与 Python 版一致。",
     expect={"has_prim_if": True, "graph": {"contains": "aten::mul"}, "same_after_load": True,
             "archive_has_code": True},
 )
@@ -65,8 +65,9 @@ print("scripted")
 @claim(
     "torchscript.deprecated-quietly",
     question=Q,
-    statement="本站的 torch 里 torch.jit.script 仍然能用，但调用时会发出 DeprecationWarning（建议改用 torch.compile 或 torch.export）；"
-              "这个警告默认被 Python 过滤掉，普通脚本的用户看不到，只有 -W default 或 pytest 下才显示。",
+    statement="本站运行的 torch（{torch}）里 `torch.jit.script` 仍然能用，但调用时会发出 `DeprecationWarning`，建议改用"
+              " `torch.compile` 或 `torch.export`；这个警告由 torch 内部模块发出，Python 的默认过滤规则会把它吞掉：普通脚本"
+              "的用户看不到，打开 `-W default` 才会显示。",
     expect={"category": "DeprecationWarning", "message": {"contains": "deprecated"}, "shown_by_default": False,
             "shown_with_W_default": True, "still_works": True},
 )

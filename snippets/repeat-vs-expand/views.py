@@ -8,7 +8,8 @@ Q = "repeat-vs-expand"
 
 
 @claim("transpose.strides", question=Q,
-       statement="(3, 4) 张量的 stride 是 (4, 1)；t() 只交换 stride 得到 (1, 4)，不拷贝，结果不 contiguous。",
+       statement="(3, 4) 张量的 stride 是 {stride}；`t()` 只交换 stride，得到 {t_stride}，数据指针不变、不拷贝，"
+                 "结果不再是 contiguous 的。",
        expect={"stride": [4, 1], "t_stride": [1, 4], "t_contiguous": False, "same_data_ptr": True})
 def _(ctx):
     x = torch.randn(3, 4, device=ctx.device)
@@ -18,7 +19,7 @@ def _(ctx):
 
 
 @claim("view.after-transpose-raises", question=Q,
-       statement="转置后的张量 view(12) 报错，错误信息建议改用 reshape。",
+       statement="对转置结果（stride {stride}）调用 `view(12)` 会抛出 RuntimeError，错误信息本身就建议改用 `reshape`。",
        raises=("RuntimeError", "view size is not compatible with input tensor's size and stride"))
 def _(ctx):
     y = torch.randn(3, 4, device=ctx.device).t()
@@ -27,7 +28,7 @@ def _(ctx):
 
 
 @claim("contiguous.then-view", question=Q,
-       statement="contiguous() 把转置结果拷贝成紧密布局（stride (3, 1)、新内存），之后 view(12) 成功。",
+       statement="先 `contiguous()` 把它拷贝成紧密布局（stride 变为 {stride}，换了一块新内存），再 `view(12)` 就可以。",
        expect={"stride": [3, 1], "new_memory": True, "view_ok": True})
 def _(ctx):
     y = torch.randn(3, 4, device=ctx.device).t()
@@ -38,7 +39,8 @@ def _(ctx):
 
 
 @claim("reshape.view-or-copy", question=Q,
-       statement="reshape 能 view 就 view（连续张量上共享内存），不能就拷贝（转置后 reshape 得到新内存）。",
+       statement="`reshape` 能 view 就 view：在连续张量上它和原张量共享内存，结果的 `_base` 就是原张量；"
+                 "在转置结果上它只能拷贝，得到新内存。",
        expect={"contiguous_shares": True, "contiguous_is_view": True, "transposed_shares": False,
                "transposed_is_view": False})
 def _(ctx):
@@ -51,7 +53,7 @@ def _(ctx):
 
 
 @claim("contiguous.noop-when-contiguous", question=Q,
-       statement="对已经 contiguous 的张量调用 contiguous() 直接返回它自己，不拷贝。",
+       statement="对已经 contiguous 的张量，`contiguous()` 直接返回它自己（`x.contiguous() is x`），不做任何拷贝。",
        expect={"returns_self": True})
 def _(ctx):
     x = torch.randn(3, 4, device=ctx.device)
@@ -59,17 +61,20 @@ def _(ctx):
 
 
 @claim("view.needs-compatible-strides", question=Q,
-       statement="view 并不要求 contiguous，只要求新形状能用原 stride 表达：不连续的切片和 expand 结果也能 view。",
-       expect={"slice_contiguous": False, "slice_view_stride": [12, 6, 1], "expanded_view_stride": [0, 0, 1]})
+       statement="不连续的切片 `randn(4, 6)[:, :4]`（stride {slice_stride}）照样可以 `view(2, 2, 4)`，得到 stride "
+                 "{slice_view_stride}；expand 的结果也可以 `view(2, 2, 3)`，stride 变成 {expanded_view_stride}。",
+       expect={"slice_contiguous": False, "slice_stride": [6, 1], "slice_view_stride": [12, 6, 1],
+               "expanded_view_stride": [0, 0, 1]})
 def _(ctx):
     a = torch.randn(4, 6, device=ctx.device)[:, :4]  # (4, 4), stride (6, 1)
     y = torch.tensor([[1, 2, 3]], device=ctx.device).expand(4, 3)
-    return {"slice_contiguous": a.is_contiguous(), "slice_view_stride": a.view(2, 2, 4).stride(),
+    return {"slice_contiguous": a.is_contiguous(), "slice_stride": a.stride(), "slice_view_stride": a.view(2, 2, 4).stride(),
             "expanded_view_stride": y.view(2, 2, 3).stride()}
 
 
 @claim("expand.contiguous-materialises", question=Q,
-       statement="对 expand 的结果调用 contiguous() 才真正分配 4 行的内存（96 字节）。",
+       statement="真正分配 4 行内存的时刻，是对 `y` 调用 `contiguous()` 的时候：存储从 {before_bytes:bytes}"
+                 "变成 {after_bytes:bytes}，stride 变为 {after_stride}。",
        expect={"before_bytes": 24, "after_bytes": 96, "after_stride": [3, 1]})
 def _(ctx):
     y = torch.tensor([[1, 2, 3]], device=ctx.device).expand(4, 3)

@@ -103,7 +103,7 @@ def _provenance(data: dict[str, Any], files: list[str], state: dict[str, str]) -
 
 
 def _device_block(key: str, data: dict[str, Any], group: str, opts: dict[str, str],
-                  settings: Settings) -> dict[str, Any] | None:
+                  settings: Settings, here: bool = False) -> dict[str, Any] | None:
     import fnmatch  # noqa: PLC0415
 
     benches = [b for b in data.get("benchmarks", []) if fnmatch.fnmatchcase(b.get("group") or "", group)]
@@ -115,7 +115,7 @@ def _device_block(key: str, data: dict[str, Any], group: str, opts: dict[str, st
     mode = opts.get("plot", "both")
     # An <img> of our own making (alt escaped by plot), so it goes into the page as it is.
     svg = plot(benches, f"{group} · {key}", x, mode, settings.cache_dir, opts.get("xscale", "log"))
-    return {"key": key, "plot": Markup(svg), "rows": _rows(benches, x),
+    return {"key": key, "here": here, "plot": Markup(svg), "rows": _rows(benches, x),
             "provenance": _provenance(data, files, state)}
 
 
@@ -134,7 +134,7 @@ def render_group(group: str, opts: dict[str, str], settings: Settings) -> str:
     except RuntimeError:
         here = ""
     order = sorted(stored, key=lambda k: (k != here, k))
-    devices = [d for k in order if (d := _device_block(k, stored[k], group, opts, settings))]
+    devices = [d for k in order if (d := _device_block(k, stored[k], group, opts, settings, here=k == here))]
     if not devices and opts.get("needs") == "cuda" and not here.startswith("cuda"):
         return render("bench_message.html", group=group, needs_cuda=True)
     if not devices:

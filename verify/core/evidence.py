@@ -6,8 +6,10 @@ derived in :func:`status_of`.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from verify.core import matchers
-from verify.core.records import Evidence, Outcome, Provenance, WorkerResult
+from verify.core.records import Evidence, ExceptionInfo, Outcome, Provenance, WorkerResult
 from verify.core.registry import ClaimSpec
 
 # Statuses shown on the site.
@@ -55,7 +57,28 @@ def make(spec: ClaimSpec, snippet_hash: str, outcome: Outcome, message: str, pro
         line=spec.line, snippet_hash=snippet_hash, expected=spec.expected_summary(), needs=tuple(spec.needs),
         outcome=outcome, message=message, observed=observed, output=raw.output,
         traceback=exc.traceback if exc and outcome.bad else "", duration_s=raw.duration_s, provenance=provenance,
+        exception=exc,
     )
+
+
+# Outcomes decided without judging (the runner saw a timeout or a crash; a need was not met).
+_UNJUDGED = frozenset({Outcome.TIMEOUT, Outcome.CRASH, Outcome.SKIPPED})
+
+
+def rejudge(spec: ClaimSpec, record: Evidence) -> Evidence:
+    """The record judged again by the current claim's expectation and the current matchers.
+
+    A stored verdict is never trusted: a cached or recorded ``pass`` whose observed values do not
+    meet what the claim now expects becomes a ``fail``. Timeouts, crashes and skips stay as they are.
+    """
+    if record.outcome in _UNJUDGED:
+        return record
+    if record.kind == "error" and record.exception is None and "exception" in record.observed:
+        # a record written before exceptions were kept: the type and message were joined in observed
+        etype, _, emsg = str(record.observed["exception"]).partition(": ")
+        record = replace(record, exception=ExceptionInfo(etype, emsg))
+    outcome, message = judge(spec, record.as_result())
+    return make(spec, record.snippet_hash, outcome, message, record.provenance, record.as_result())
 
 
 def status_of(record: Evidence | None, current_hash: str, local: bool) -> str:

@@ -10,6 +10,7 @@ use: the terminal quiz's start path loads neither.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -116,6 +117,28 @@ def strip_claims(markdown_text: str) -> tuple[str, list[str]]:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip(), ids
 
 
+def replace_claims(markdown_text: str, sentence: Callable[[str], str | None]) -> tuple[str, list[str]]:
+    """Each ``claim`` fence replaced by ``sentence(claim id)`` as a paragraph (dropped where it gives None).
+
+    Returns the text and the claim ids, like :func:`strip_claims` (which drops every fence).
+    """
+    text = _NEWLINES.sub("\n", markdown_text)
+    lines = text.split("\n")
+    out: list[str] = []
+    ids: list[str] = []
+    pos = 0
+    for cid, start, end in _claims(_tokens(text)):
+        out += lines[pos:start]
+        said = sentence(cid) if cid else None
+        if said:
+            out += ["", said, ""]
+        if cid:
+            ids.append(cid)
+        pos = end
+    out += lines[pos:]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip(), ids
+
+
 def shown_claims(docs_dir: Path) -> dict[str, list[str]]:
     """Claim id -> pages (posix paths relative to ``docs_dir``) whose ``claim`` fences show it.
 
@@ -185,16 +208,17 @@ def _sections(tokens: list[Token], lines: list[str]) -> tuple[str | None, dict[s
     return h1, {t: "\n".join(v).strip() for t, v in parts.items()}, order
 
 
-def _tokens(text: str) -> list[Token]:
-    return _parser().parse(text)
+def _tokens(text: str, inline: bool = False) -> list[Token]:
+    return _parser(inline).parse(text)
 
 
-@lru_cache(maxsize=1)
-def _parser() -> MarkdownIt:
+@lru_cache(maxsize=2)
+def _parser(inline: bool = False) -> MarkdownIt:
     from markdown_it import MarkdownIt  # noqa: PLC0415  (not on the terminal's start path)
 
     md = MarkdownIt("commonmark").enable("table")
-    md.core.ruler.disable("inline")  # block structure is all that is read; inline text stays raw
+    if not inline:
+        md.core.ruler.disable("inline")  # block structure is all most readers need; inline text stays raw
     md.block.ruler.before("fence", "admonition", _admonition, {"alt": ["paragraph", "reference", "blockquote", "list"]})
     return md
 

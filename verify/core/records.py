@@ -137,6 +137,7 @@ class Evidence:
     traceback: str = ""
     duration_s: float | None = None
     provenance: Provenance = field(default_factory=Provenance)
+    exception: ExceptionInfo | None = None  # what the claim raised, kept so the verdict can be judged again
 
     @property
     def bad(self) -> bool:
@@ -168,4 +169,13 @@ class Evidence:
             traceback=str(data.get("traceback") or ""),
             duration_s=data.get("duration_s"),
             provenance=Provenance.from_json(data.get("provenance")),
+            exception=ExceptionInfo.from_json(data.get("exception")),
         )
+
+    def as_result(self) -> WorkerResult:
+        """The observation this record was judged from, to judge it again."""
+        exc = self.exception
+        observed = dict(self.observed)
+        if exc is not None and self.kind == "error":
+            observed.pop("exception", None)
+        return WorkerResult(self.id, observed, self.output, self.duration_s, self.provenance.threads, exc)

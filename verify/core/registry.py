@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +19,18 @@ from verify.claim import KINDS, NEEDS
 from verify.core.errors import ClaimError, Failure
 
 _FIELDS = {"question", "statement", "expect", "raises", "kind", "needs", "min_torch", "timeout"}
+# The code that turns an observation into a verdict is part of every snippet hash: a change to it
+# makes every record stale, so no verdict stands that the current judge did not give.
+_JUDGE = ("matchers.py", "evidence.py")
+
+
+@functools.cache
+def judge_hash() -> str:
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for name in _JUDGE:
+        digest.update((here / name).read_bytes())
+    return digest.hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -236,7 +249,7 @@ def snippet_hash(path: Path, facts: Facts, follow: Callable[[str], bool] | None 
         shas[rel] = entry["sha"]
         todo += entry["imports"]
     facts.save()
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(f"judge\0{judge_hash()}\0".encode())
     for rel in sorted(shas):
         digest.update(f"{rel}\0{shas[rel]}\0".encode())
     return digest.hexdigest()[:16]

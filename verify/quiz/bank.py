@@ -8,16 +8,18 @@ once, each naming the file and the field.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from verify.core.errors import ClaimError
-from verify.quiz.schema import validate_meta
-from verify.core.pages import PageError, strip_claims
+from verify.core.pages import PageError, replace_claims
 from verify.core.pages import front_matter as read_front_matter
 from verify.core.pages import parse as read_page
+from verify.quiz.schema import validate_meta
 from verify.storage.fs import Memo, atomic_write_json, atomic_write_text, read_json, stamp
 
 BANK_VERSION = 1
@@ -130,7 +132,8 @@ def _where(path: Path, docs_dir: Path) -> str:
         return path.as_posix()
 
 
-def parse_page(path: Path, docs_dir: Path, *, html: bool = True) -> tuple[dict[str, Any] | None, list[str]]:
+def parse_page(path: Path, docs_dir: Path, *, html: bool = True,
+               sentences: Mapping[str, str] | None = None) -> tuple[dict[str, Any] | None, list[str]]:
     """One page to one bank entry, or (None, problems)."""
     where = _where(path, docs_dir)
     try:
@@ -156,8 +159,10 @@ def parse_page(path: Path, docs_dir: Path, *, html: bool = True) -> tuple[dict[s
             problems.append(f"{where}: section '## {title}': empty")
     if problems:
         return None, problems
-    better, claim_ids = strip_claims(sections["更好的回答"])
-    ordinary, _ = strip_claims(sections["普通回答"])
+    # a claim's sentence (its statement, values filled in) stands where the page shows the claim
+    said = dict(sentences or {})
+    better, claim_ids = replace_claims(sections["更好的回答"], said.get)
+    ordinary, _ = replace_claims(sections["普通回答"], said.get)
     entry = _meta_entry(meta, where)
     anchor = _evidence_anchor(body) if html else ""
     entry.update(question=h1, ordinary_answer=plain_text(ordinary), better_answer=plain_text(better),
@@ -171,8 +176,12 @@ def parse_page(path: Path, docs_dir: Path, *, html: bool = True) -> tuple[dict[s
 _MEMO: Memo[dict[str, Any]] = Memo()
 
 
-def build_bank(docs_dir: Path, *, html: bool = True, cache_dir: Path | None = None) -> dict[str, Any]:
-    """The bank, rebuilt only when a question page changed.
+def build_bank(docs_dir: Path, *, html: bool = True, cache_dir: Path | None = None,
+               sentences: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The bank, rebuilt only when a question page (or a claim's filled-in sentence) changed.
+
+    ``sentences`` (claim id -> its statement with this build's values) stand in the answers where a
+    page shows a claim; without them the claims are left out of the answers.
 
     Remembered in the process (the quiz fence and the site hook share it) and, given the project's
     ``cache_dir``, on disk (a warm site build does not render the answers again).
@@ -180,14 +189,15 @@ def build_bank(docs_dir: Path, *, html: bool = True, cache_dir: Path | None = No
     docs_dir = Path(docs_dir).resolve()
     pages = sorted((docs_dir / "questions").glob("*.md"))
     current = stamp(pages)
-    key = [str(docs_dir), html, [list(s) for s in current]]
+    said = hashlib.sha256(json.dumps(sentences or {}, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
+    key = [str(docs_dir), html, [list(s) for s in current], said]
 
     def compute() -> dict[str, Any]:
         disk = cache_dir / f"quizbank-{'html' if html else 'text'}.json" if cache_dir else None
         cached = read_json(disk) if disk else None
         if isinstance(cached, dict) and cached.get("key") == key and isinstance(cached.get("bank"), dict):
             return cached["bank"]
-        bank = _build_bank(docs_dir, html=html)
+        bank = _build_bank(docs_dir, html=html, sentences=sentences)
         if disk:
             try:
                 atomic_write_json(disk, {"key": key, "bank": bank})
@@ -195,10 +205,10 @@ def build_bank(docs_dir: Path, *, html: bool = True, cache_dir: Path | None = No
                 pass
         return bank
 
-    return copy.deepcopy(_MEMO.get((str(docs_dir), html), current, compute))
+    return copy.deepcopy(_MEMO.get((str(docs_dir), html), [current, said], compute))
 
 
-def _build_bank(docs_dir: Path, *, html: bool = True) -> dict[str, Any]:
+def _build_bank(docs_dir: Path, *, html: bool = True, sentences: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Every ``docs_dir/questions/*.md`` as one validated bank; raises BankError naming file and field.
 
     Args:
@@ -209,7 +219,7 @@ def _build_bank(docs_dir: Path, *, html: bool = True) -> dict[str, Any]:
     questions: list[dict[str, Any]] = []
     problems: list[str] = []
     for path in sorted((docs_dir / "questions").glob("*.md")):
-        entry, errs = parse_page(path, docs_dir, html=html)
+        entry, errs = parse_page(path, docs_dir, html=html, sentences=sentences)
         problems += errs
         if entry:
             questions.append(entry)
@@ -223,9 +233,10 @@ def bank_json(bank: dict[str, Any]) -> str:
     return json.dumps(bank, ensure_ascii=False, sort_keys=True, indent=1)
 
 
-def write_quiz_json(docs_dir: Path, site_dir: Path, cache_dir: Path | None = None) -> Path:
+def write_quiz_json(docs_dir: Path, site_dir: Path, cache_dir: Path | None = None,
+                    sentences: Mapping[str, str] | None = None) -> Path:
     """Build the bank and write ``site_dir/quiz.json``; return the path. Raises BankError."""
-    bank = build_bank(Path(docs_dir), cache_dir=cache_dir)
+    bank = build_bank(Path(docs_dir), cache_dir=cache_dir, sentences=sentences)
     out = Path(site_dir) / "quiz.json"
     atomic_write_text(out, bank_json(bank))
     return out

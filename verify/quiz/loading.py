@@ -6,6 +6,7 @@ answers, which need the page bodies, are read in a thread while the candidate th
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,10 @@ from typing import Any
 import typer
 from rich.console import Console
 
+from verify.core.errors import ClaimError
+
 console = Console(highlight=False)
+log = logging.getLogger("verify.quiz")
 
 
 def docs_dir(docs: Path | None) -> Path:
@@ -29,12 +33,25 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
+def claim_sentences(docs: Path) -> dict[str, str]:
+    """Every claim's sentence with the values the cache holds (nothing is run); {} where none can be read."""
+    from verify.running import engine  # noqa: PLC0415
+    from verify.settings import Settings  # noqa: PLC0415
+
+    try:
+        return engine.verify(Settings.discover(docs), run=False).sentences()
+    except (ClaimError, OSError, RuntimeError) as exc:  # no checkout, no torch: answers without claims
+        log.debug("quiz: claim sentences unavailable: %s", exc)
+        return {}
+
+
 def load_bank(docs: Path | None, *, html: bool = False) -> dict[str, Any]:
     """The validated bank, or exit 2 with every problem printed."""
     from verify.quiz.bank import BankError, build_bank  # noqa: PLC0415
 
+    folder = docs_dir(docs)
     try:
-        bank = build_bank(docs_dir(docs), html=html)
+        bank = build_bank(folder, html=html, sentences=claim_sentences(folder))
     except BankError as exc:
         raise _fail(str(exc)) from None
     if not bank["questions"]:

@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from verify.core import evidence
+from verify.core import binding, evidence
 from verify.core.errors import Failure
 from verify.core.records import Evidence, Outcome, Provenance, WorkerResult
 from verify.core.registry import ClaimSpec, Registry
-from verify.running import runner
+from verify.running import guard, runner
 from verify.running.probe import git_commit, now, probe
 from verify.settings import Settings
 from verify.storage import recorded, scan
@@ -44,6 +44,49 @@ class Verification:
     def status(self, claim_id: str) -> str:
         return evidence.status_of(self.local.get(claim_id), self.registry.files[self.registry.claims[claim_id].snippet],
                                   local=True)
+
+    def value(self, ref: binding.Ref) -> tuple[str, str, str]:
+        """(text, status, where) of one bound value: from this machine's evidence, else from a current
+        record of another device (or from the device ``ref`` names). ``"—"`` while nothing observed it;
+        :class:`binding.BindError` when the claim or the key does not exist.
+        """
+        spec = self.registry.claims.get(ref.claim)
+        if spec is None:
+            raise binding.BindError(f"no snippet declares claim {ref.claim!r}")
+        current = self.registry.files[spec.snippet]
+        if ref.device and ref.device != self.probe["device_key"]:
+            if ref.device not in self.remote:
+                raise binding.BindError(f"no evidence is recorded for device {ref.device!r} "
+                                        f"(recorded: {', '.join(sorted(self.remote)) or 'none'})")
+            record = self.remote[ref.device].get(ref.claim)
+            if record is None:
+                raise binding.BindError(f"{ref.device} has no record of claim {ref.claim!r}")
+            status = evidence.status_of(record, current, local=False)
+            return binding.resolve(record.observed, ref.key, ref.spec), status, where(record)
+        local = self.local.get(ref.claim)
+        status = self.status(ref.claim)
+        if local is not None and local.observed and status not in (evidence.STALE, evidence.NOT_RUN):
+            return binding.resolve(local.observed, ref.key, ref.spec), status, where(local)
+        for _dev, records in sorted(self.remote.items()):  # not observed here: a current record elsewhere
+            other = records.get(ref.claim)
+            if other is not None and evidence.status_of(other, current, local=False) == evidence.VERIFIED_ELSEWHERE:
+                return binding.resolve(other.observed, ref.key, ref.spec), evidence.VERIFIED_ELSEWHERE, where(other)
+        return "—", status, ""
+
+    def sentence(self, claim_id: str) -> str:
+        """The claim's statement as plain text with its values filled in (the ledger, quiz and cards)."""
+        spec = self.registry.claims[claim_id]
+        return binding.fill(spec.statement, lambda key, fmt: self.value(binding.Ref(claim_id, key, fmt))[0])
+
+    def sentences(self) -> dict[str, str]:
+        return {cid: self.sentence(cid) for cid in sorted(self.registry.claims)}
+
+
+def where(record: Evidence) -> str:
+    """`` · device · torch · date`` of a record, for a marker's title."""
+    prov = record.provenance
+    parts = [prov.device_name, f"torch {prov.torch}" if prov.torch else None, (prov.date or "")[:10]]
+    return " · " + " · ".join(p for p in parts if p)
 
 
 def _version_tuple(text: str) -> tuple[int, ...]:
@@ -82,6 +125,18 @@ def provenance(info: dict[str, Any], commit: str, threads: int | None = None) ->
     return Provenance.of_machine(info, **extra)
 
 
+def _rejudged(reg: Registry, remote: dict[str, dict[str, Evidence]]) -> dict[str, dict[str, Evidence]]:
+    """Recorded evidence judged again by the current claims; records of a changed snippet stay stale."""
+    out: dict[str, dict[str, Evidence]] = {}
+    for dev, records in remote.items():
+        out[dev] = {}
+        for cid, record in records.items():
+            spec = reg.claims.get(cid)
+            current = spec is not None and record.snippet_hash == reg.files[spec.snippet]
+            out[dev][cid] = evidence.rejudge(spec, record) if current and spec else record
+    return out
+
+
 def verify(
     settings: Settings,
     *,
@@ -99,6 +154,8 @@ def verify(
     commit = git_commit(settings.root)
     local: dict[str, Evidence] = {}
     to_run: dict[str, list[ClaimSpec]] = {}
+    problems: list[Failure] = []
+    watch: guard.Guard | None = None
     for spec in reg.claims.values():
         if select and not select(spec):
             continue
@@ -108,6 +165,10 @@ def verify(
             local[spec.id] = evidence.make(spec, shash, Outcome.SKIPPED, reason, provenance(info, commit))
             continue
         cached = None if force else cache.get(spec.id, shash)
+        if cached is not None:
+            cached = evidence.rejudge(spec, cached)
+            if cached.outcome is not Outcome.PASS:  # a cached pass the current judge rejects: run it again
+                cached = None
         if cached is not None:
             local[spec.id] = cached
         elif run:
@@ -122,7 +183,9 @@ def verify(
             prov = provenance(info, commit, raw.threads)
             record = evidence.make(spec, reg.files[snippet], outcome, message, prov, raw)
             local[spec.id] = record
-            cache.put(record)
+            written = cache.put(record)
+            if written and watch is not None:
+                watch.wrote(written)
             if progress:
                 progress(spec.id, record)
 
@@ -134,11 +197,27 @@ def verify(
             return runner.WorkerEnv(settings=settings, device=info["device"], threads=threads)
 
         jobs = jobs or settings.jobs or max(1, min(4, os.cpu_count() or 1))
-        runner.run_many(to_run, make_env, jobs=jobs, on_done=done)
-    failures = list(reg.problems)
+        with guard.exclusive(settings):
+            watch = guard.Guard(settings)
+            runner.run_many(to_run, make_env, jobs=jobs, on_done=done)
+            tampered, changed = watch.check()
+        if tampered:
+            problems.append(Failure("-", settings.cache_dir.as_posix(), "a claim changed the project cache while claims "
+                                    f"ran ({', '.join(tampered[:8])}); those files were deleted and are computed "
+                                    "again. Claims write only into ctx.workdir"))
+        if changed:
+            log.warning("verify: files of the checkout changed while claims ran: %s (a claim must write only into "
+                        "ctx.workdir)", ", ".join(changed[:8]))
+    failures = list(reg.problems) + problems
     for cid, record in sorted(local.items()):
         if record.bad:
             failures.append(Failure(cid, record.snippet, f"{record.outcome}: {record.message}", snippet=record.snippet))
-    remote = recorded.load_all(settings, exclude=info["device_key"])
+    remote = _rejudged(reg, recorded.load_all(settings, exclude=info["device_key"]))
+    for dev, records in sorted(remote.items()):
+        for cid, record in sorted(records.items()):
+            declared = reg.claims.get(cid)
+            if declared and record.bad and record.snippet_hash == reg.files[declared.snippet]:
+                failures.append(Failure(cid, f"evidence/{dev}.json", f"recorded on {record.provenance.device_name or dev}: "
+                                        f"{record.outcome}: {record.message}", snippet=declared.snippet))
     ran = [s.id for specs in to_run.values() for s in specs]
     return Verification(settings, reg, info, local, remote, failures, ran, time.monotonic() - start)

@@ -13,6 +13,7 @@ import importlib.metadata
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -35,9 +36,28 @@ info = {
     "gpu_capability": ".".join(map(str, torch.cuda.get_device_capability(0))) if cuda else None,
     "cuda_runtime": torch.version.cuda,
     "threads": torch.get_num_threads(),
+    "cpu_isa": torch.backends.cpu.get_cpu_capability(),
 }
 print(json.dumps(info))
 """
+
+
+def cpu_signature() -> str:
+    """``f<family>m<model>`` from /proc/cpuinfo (x86): tells CPU generations apart that share a name."""
+    fields: dict[str, str] = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            key = key.strip()
+            if key in ("cpu family", "model") and key not in fields:
+                fields[key] = value.strip()
+            if not line.strip():
+                break
+    except OSError:
+        return ""
+    if "cpu family" in fields and "model" in fields:
+        return f"f{fields['cpu family']}m{fields['model']}"
+    return ""
 
 
 def cpu_model() -> str:
@@ -57,7 +77,7 @@ def _fingerprint(settings: Settings) -> str:
     except importlib.metadata.PackageNotFoundError:
         torch_id = "absent"
     # sys.prefix and the resolved interpreter: console scripts start as python, python3 or python3.11.
-    parts = [sys.prefix, os.path.realpath(sys.executable), torch_id, cpu_model(), ",".join(sorted(glob.glob("/dev/nvidia[0-9]*"))),
+    parts = [sys.prefix, os.path.realpath(sys.executable), torch_id, cpu_model(), cpu_signature(), ",".join(sorted(glob.glob("/dev/nvidia[0-9]*"))),
              settings.cuda_visible, settings.device]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
@@ -90,6 +110,7 @@ def _probe(settings: Settings) -> dict[str, Any]:
     info.update(
         fingerprint=fp,
         cpu_model=cpu_model(),
+        cpu_signature=cpu_signature(),
         cpu_count=os.cpu_count() or 1,
         python=platform.python_version(),
         os=f"{platform.system()} {platform.release()}",
@@ -102,12 +123,26 @@ def _probe(settings: Settings) -> dict[str, Any]:
     return info
 
 
+_NOISE = {"r", "tm", "cpu", "processor", "with", "radeon", "graphics"}
+
+
+def _slug(text: str) -> str:
+    text = re.sub(r"@.*$", "", text.lower())  # "... CPU @ 2.70GHz": the clock is not the processor
+    words = re.split(r"[^a-z0-9]+", text)
+    return "-".join(w for w in words if w and w not in _NOISE and not re.fullmatch(r"\d+-core", w))
+
+
 def device_key(info: dict[str, Any]) -> str:
-    """A readable, file-name-safe name for the device class: ``cpu-x86_64`` or ``cuda-nvidia-h200``."""
+    """A readable, file-name-safe name of the device that evidence and benchmarks are kept under.
+
+    ``cuda-nvidia-h200`` for a GPU; for a CPU its model, generation and vector ISA, e.g.
+    ``cpu-amd-epyc-f26m2-avx512``: results from another processor are never shown as this one's.
+    """
     if info["device"] == "cuda":
-        name = "".join(c if c.isalnum() else "-" for c in (info["gpu_name"] or "gpu").lower())
-        return "cuda-" + "-".join(filter(None, name.split("-")))
-    return f"cpu-{platform.machine()}"
+        return "cuda-" + (_slug(info["gpu_name"] or "gpu") or "gpu")
+    parts = [_slug(info.get("cpu_model") or platform.machine()) or platform.machine(), info.get("cpu_signature"),
+             (info.get("cpu_isa") or "").lower()]
+    return "cpu-" + "-".join(p for p in parts if p and p != "default")
 
 
 def git_commit(root: Path) -> str:

@@ -117,11 +117,18 @@ def run_file(
             workdir = Path(scratch) / f"work-{attempt}"
             cmd = [sys.executable, "-m", "verify.running.worker", "--snippet", str(wenv.root / snippet),
                    "--claims", ",".join(pending), "--device", wenv.device,
-                   "--results", str(results_path), "--workdir", str(workdir)]
+                   "--results", str(results_path), "--workdir", str(workdir),
+                   "--memory", str(wenv.settings.worker_memory)]
+            workdir.mkdir(parents=True, exist_ok=True)
             with log_path.open("wb") as log:
-                proc = subprocess.Popen(cmd, cwd=wenv.root, env=wenv.environ(), stdout=log, stderr=log,
+                # Its own session (so its whole process group can be killed) and its own working
+                # directory: a claim that writes a relative path writes into its scratch folder.
+                proc = subprocess.Popen(cmd, cwd=workdir, env=wenv.environ(), stdout=log, stderr=log,
                                         stdin=subprocess.DEVNULL, start_new_session=True)
-            progress = _watch(proc, results_path, timeouts, results)
+            try:
+                progress = _watch(proc, results_path, timeouts, results)
+            finally:
+                _kill(proc)  # children a claim left running go with the worker's process group
             current = progress["current"]
             if progress["import_error"]:
                 err = progress["import_error"]

@@ -25,7 +25,25 @@ from verify.claim import LOADED, Context
 from verify.core.records import ExceptionInfo, WorkerResult
 
 MAX_OUTPUT = 8000
+MAX_OBSERVED = 64 * 1024  # bytes of JSON: observe a summary (a count, a few items), not a whole tensor
 OUTPUT_FILE = ".output"
+_ALLOC_FAILED = ("can't allocate memory", "Cannot allocate memory", "out of memory")
+
+
+def limit_memory(limit: int) -> None:
+    """Cap this process's data segment (heap and private mappings) at ``limit`` bytes; 0: no cap.
+
+    ``RLIMIT_DATA`` rather than ``RLIMIT_AS``: address space that is reserved but not writable
+    (CUDA's, thread guard pages) does not count, memory a claim fills does.
+    """
+    if limit <= 0:
+        return
+    import resource  # noqa: PLC0415
+
+    _soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
 
 
 def jsonable(value: Any) -> Any:
@@ -95,7 +113,15 @@ def _write(results: Path, record: dict[str, Any]) -> None:
         os.fsync(fh.fileno())
 
 
-def run_one(claim_id: str, device: str, workroot: Path, snippet_folder: Path) -> WorkerResult:
+def _capped(observed: Any, claim_id: str) -> tuple[Any, ExceptionInfo | None]:
+    size = len(json.dumps(observed, ensure_ascii=False))
+    if size <= MAX_OBSERVED:
+        return observed, None
+    return {}, ExceptionInfo("ObservedTooLarge", f"the observed values of {claim_id} are {size:,} bytes of JSON; the "
+                             f"cap is {MAX_OBSERVED:,}: observe a summary (a count, a shape, a few items) instead")
+
+
+def run_one(claim_id: str, device: str, workroot: Path, snippet_folder: Path, memory: int = 0) -> WorkerResult:
     workdir = workroot / claim_id
     workdir.mkdir(parents=True, exist_ok=True)
     ctx = Context(device=device, workdir=workdir, snippet_folder=snippet_folder)
@@ -110,19 +136,24 @@ def run_one(claim_id: str, device: str, workroot: Path, snippet_folder: Path) ->
             if returned:
                 ctx.observed.update(returned)
         except BaseException as exc:  # noqa: BLE001  (an expected error is a result, not a crash)
-            exception = _exception(exc)
+            exception = _exception(exc, memory)
+    observed, too_large = _capped(jsonable(ctx.observed), claim_id)
     return WorkerResult(
         claim_id=claim_id,
-        observed=jsonable(ctx.observed),
+        observed=observed,
         output=cap.text,
         duration_s=round(time.perf_counter() - start, 4),
         threads=torch.get_num_threads() if torch is not None else None,
-        exception=exception,
+        exception=too_large or exception,
     )
 
 
-def _exception(exc: BaseException) -> ExceptionInfo:
-    return ExceptionInfo(type(exc).__name__, str(exc), "".join(traceback.format_exception(exc))[-4000:])
+def _exception(exc: BaseException, memory: int = 0) -> ExceptionInfo:
+    message = str(exc)
+    if memory and (isinstance(exc, MemoryError) or any(s in message for s in _ALLOC_FAILED)):
+        message = (f"the claim ran out of its worker's memory limit ({memory / 2**30:.3g} GiB, "
+                   f"VERIFY_WORKER_MEMORY): {message}")
+    return ExceptionInfo(type(exc).__name__, message, "".join(traceback.format_exception(exc))[-4000:])
 
 
 def _end(result: WorkerResult) -> dict[str, Any]:
@@ -136,7 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--results", required=True, type=Path)
     parser.add_argument("--workdir", required=True, type=Path)
+    parser.add_argument("--memory", type=int, default=0, help="bytes this worker may allocate; 0: no limit")
     args = parser.parse_args(argv)
+    limit_memory(args.memory)
     folder = args.snippet.parent.resolve()
     try:
         with _FdCapture() as cap:
@@ -150,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
             missing = ExceptionInfo("ClaimError", "no function is decorated with this id")
             _write(args.results, _end(WorkerResult(claim_id, output=cap.text, duration_s=0.0, exception=missing)))
             continue
-        _write(args.results, _end(run_one(claim_id, args.device, args.workdir, folder)))
+        _write(args.results, _end(run_one(claim_id, args.device, args.workdir, folder, args.memory)))
     return 0
 
 

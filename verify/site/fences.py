@@ -11,17 +11,18 @@ import ast
 import functools
 import hashlib
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from verify import settings as settings_mod
-from verify.core import evidence
+from verify.core import binding, evidence
 from verify.core.matchers import describe, normalise
 from verify.core.records import Evidence, Outcome
 from verify.core.units import fmt_time
-from verify.site import session
+from verify.site import checks, session
 from verify.site.templating import LABELS as TEXT
 from verify.site.templating import STATUS, render
 from verify.storage.fs import Memo, atomic_write_text, stamp
@@ -136,6 +137,29 @@ def _provenance(record: Evidence | None) -> list[tuple[str, str]] | None:
     return [(k, str(v)) for k, v in fields if v not in (None, "")]
 
 
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def _text_html(text: str) -> str:
+    """A statement's text piece: escaped, with `backticks` as code."""
+    return _CODE.sub(lambda m: f"<code>{m.group(1)}</code>", str(escape(text)))
+
+
+def statement_html(cid: str, statement: str, sess: session.Session) -> Markup:
+    """The claim's sentence with its ``{key}`` values bound (the one text a reader reads for it)."""
+    from verify.site.inline import value_html  # noqa: PLC0415
+
+    parts = []
+    for seg in binding.segments(statement):
+        if isinstance(seg, str):
+            parts.append(_text_html(seg))
+        elif seg[0] == "=":
+            parts.append(render("input.html", text=seg[1]))
+        else:
+            parts.append(value_html(binding.Ref(cid, seg[0], seg[1]), sess))
+    return Markup("".join(parts))
+
+
 def _claim_html(cid: str, sess: session.Session) -> str:
     reg = sess.outcome.registry
     spec = reg.claims.get(cid)
@@ -153,7 +177,7 @@ def _claim_html(cid: str, sess: session.Session) -> str:
                        "rows": _values_rows(spec.expected_summary(), other), "provenance": _provenance(other)})
     code = _function_source(reg.root / spec.snippet, spec.line)
     return render(
-        "claim.html", cid=cid, statement=spec.statement, badges=badges, open=status == evidence.FAILED,
+        "claim.html", cid=cid, statement=statement_html(cid, spec.statement, sess), badges=badges, open=status == evidence.FAILED,
         message=record.message if record and record.outcome is not Outcome.PASS else None,
         rows=_values_rows(spec.expected_summary(), record), provenance=_provenance(record), remote=remote,
         snippet=spec.snippet, line=spec.line,
@@ -162,7 +186,7 @@ def _claim_html(cid: str, sess: session.Session) -> str:
         # it excludes them); in a script they are one token. Pygments escapes ``<``, so the content
         # cannot close the script element early.
         code=Markup(_highlight(code)) if code else None,
-        output=record.output.strip() if record else "")
+        output=record.output.strip() if record else "", traceback=record.traceback if record else "")
 
 
 def safe_fence(fence):
@@ -183,6 +207,20 @@ def safe_fence(fence):
 def claim_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
     """```claim fence: one claim's badge, observed values, provenance and code."""
     return _claim_html(source.strip(), session.get())
+
+
+def _compact(record: Evidence | None, limit: int = 160) -> str:
+    """``key = value; …`` of a record's observations, formatted as a reader reads them, cut at ``limit``."""
+    if record is None:
+        return ""
+    if not record.observed:
+        return record.message[:limit]
+    parts = []
+    for key, value in record.observed.items():
+        text = binding.format_value(value) if not isinstance(value, dict) or "median_s" in value else fmt_value(value)
+        parts.append(f"{key} = {text}")
+    joined = "；".join(parts)
+    return joined if len(joined) <= limit else joined[:limit] + " …"
 
 
 @safe_fence
@@ -211,10 +249,11 @@ def evidence_fence(source: str, language: str, class_name: str, options: dict, m
             others.append((rst, f" · {name}"))
         page = sess.page_of(cid) or ""
         href = f"#claim-{cid}" if page.endswith(f"{qid}.md") else f"../../{page[:-3]}/#claim-{cid}"
-        observed = fmt_value((record.observed or record.message) if record else "")
-        rows.append({"href": href, "cid": cid, "statement": sess.outcome.registry.claims[cid].statement,
-                     "status": st, "others": others, "observed": observed[:200]})
+        rows.append({"href": href, "cid": cid, "statement": sess.outcome.sentence(cid),
+                     "status": st, "others": others, "observed": _compact(record)})
+    bound, unbound = checks.bound_counts(sess, f"questions/{qid}.md")
     return render("evidence.html", n_claims=len(claims), here_device=sess.outcome.probe["device_name"],
+                  bound=bound, unbound=unbound,
                   here_counts=sorted(counts.items()),
                   remote_counts=[(name, sorted(c.items())) for name, c in sorted(remote_counts.items())], rows=rows)
 

@@ -45,6 +45,6 @@ def on_post_build(config: Any, **kwargs: Any) -> None:
     try:
         sess = session.get()
         atomic_write_text(site / "evidence.json", json.dumps(ledger_document(sess), ensure_ascii=False, indent=1))
-        bank.write_quiz_json(Path(config["docs_dir"]), site, sess.settings.cache_dir)
+        bank.write_quiz_json(Path(config["docs_dir"]), site, sess.settings.cache_dir, sess.outcome.sentences())
     except ClaimError as exc:  # a clean message naming the file, not a traceback
         raise PluginError(str(exc)) from exc

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from verify import settings as settings_mod
-from verify.core import evidence
+from verify.core import binding, evidence
 from verify.core.errors import Failure, summary
-from verify.core.pages import shown_claims
+from verify.core.prose import Prose
 from verify.running import engine
 from verify.settings import Settings
 from verify.storage.fs import Stamp, tree_stamp
@@ -37,37 +37,39 @@ def _signature(root: Path) -> Stamp:
     return tree_stamp(root, WATCHED)
 
 
-def scan_pages(docs: Path) -> dict[str, list[str]]:
-    """claim id -> pages (relative to docs/) whose ``claim`` fences show it."""
-    return shown_claims(docs)
+def scan_pages(docs: Path, cache_dir: Path | None = None) -> dict[str, Prose]:
+    """Page (relative to docs/) -> what its prose shows: claims, bound values, typed numbers."""
+    from verify.storage import pages as page_store  # noqa: PLC0415
+
+    return page_store.read_all(docs, cache_dir)
+
+
+def shown(prose: dict[str, Prose]) -> dict[str, list[str]]:
+    """claim id -> pages whose ``claim`` fences show it."""
+    out: dict[str, list[str]] = {}
+    for rel, page in sorted(prose.items()):
+        for cid, _line in page.claims:
+            out.setdefault(cid, []).append(rel)
+    return out
 
 
 class Session:
     def __init__(self, settings: Settings, run: bool = True):
+        from verify.site import checks  # noqa: PLC0415
+
         self.settings = settings
         self.root = settings.root
         self.signature = _signature(self.root)
         self.outcome = engine.verify(settings, run=run)
-        self.pages = scan_pages(settings.docs_dir)
-        self.failures = self._check()
+        self.prose = scan_pages(settings.docs_dir, settings.cache_dir)
+        self.pages = shown(self.prose)
+        self.failures = checks.check(self)
 
-    def _check(self) -> list[Failure]:
-        claims = self.outcome.registry.claims
-        failures: list[Failure] = []
-        for f in self.outcome.failures:
-            page = self.pages.get(f.claim, [f.where])[0]
-            failures.append(Failure(f.claim, f"docs/{page}" if page != f.where else f.where, self._detail(f),
-                                    snippet=f.snippet))
-        for cid, pages in sorted(self.pages.items()):
-            if cid not in claims:
-                failures += [Failure(cid, f"docs/{p}", "the page shows a claim that no snippet declares") for p in pages]
-        for cid, spec in sorted(claims.items()):
-            if cid not in self.pages:
-                failures.append(Failure(cid, spec.snippet, "no page shows this claim (add a ```claim fence)",
-                                        snippet=spec.snippet))
-        return failures
+    def bound_value(self, ref: binding.Ref) -> tuple[str, str, str]:
+        """(text, status, where) of one bound value; see :meth:`engine.Verification.value`."""
+        return self.outcome.value(ref)
 
-    def _detail(self, failure: Failure) -> str:
+    def detail(self, failure: Failure) -> str:
         record = self.outcome.local.get(failure.claim)
         if not record or not record.bad:
             return failure.message
@@ -97,7 +99,8 @@ class Session:
                                   "snippet_hash": other.snippet_hash, "observed": other.observed,
                                   "message": other.message})
             rows.append({
-                "id": cid, "question": spec.question, "statement": spec.statement, "kind": spec.kind,
+                "id": cid, "question": spec.question, "statement": self.outcome.sentence(cid),
+                "statement_source": spec.statement, "kind": spec.kind,
                 "page": self.page_of(cid), "snippet": spec.snippet, "needs": list(spec.needs),
                 "status": self.outcome.status(cid), "outcome": record.outcome.value if record else None,
                 "message": record.message if record else None, "expected": spec.expected_summary(),

@@ -33,7 +33,7 @@ STATUS: dict[str, tuple[str, str]] = {
 BENCH_STATE: dict[str, tuple[str, str]] = {
     "current": ("ok", "结果与基准代码一致"),
     "stale": ("stale", "基准代码已改，结果已过期"),
-    "missing": ("none", "本设备尚无结果"),
+    "missing": ("none", "该设备尚无结果"),
 }
 
 # Every user-visible word of the fences' HTML. Templates read it as ``L``; sentences that wrap
@@ -41,6 +41,12 @@ BENCH_STATE: dict[str, tuple[str, str]] = {
 LABELS: dict[str, Any] = {
     "status": STATUS,
     "bench_state": BENCH_STATE,
+    # Short words of the marker after a claim's sentence (the full label is its title).
+    "mark": {evidence.VERIFIED_HERE: "本机已验证", evidence.VERIFIED_ELSEWHERE: "他机已验证",
+             evidence.STALE: "已过期", evidence.NEEDS_CUDA: "需 CUDA", evidence.NOT_RUN: "未运行",
+             evidence.FAILED: "失败"},
+    "bad_value": "无法绑定",
+    "input_title": "输入：snippet 被给定的值，不是测量结果",
     "unknown_claim": "未知论断",
     "unrenderable": "无法渲染",
     "no_results": "尚无结果",
@@ -62,7 +68,9 @@ LABELS: dict[str, Any] = {
     "all_questions": "全部题目",
     "state": "状态",
     "all_states": "全部状态",
-    "bench_head": ("变体", "规模", "中位数/次", "离散 IQR/中位数", "轮数 × 次", "达到", "占本机上限"),
+    "bench_head": ("变体", "规模", "中位数/次", "离散 IQR/中位数", "轮数 × 次", "达到", "占该机上限"),
+    "bench_here": "本机（构建本站的机器）测得",
+    "bench_elsewhere": "另一台机器测得，不是本机的结果",
     "compare_head": ("组", "基准", "A", "B", "B / A", "判定"),
     "copy_limit": "拷贝带宽 {0:.3g} GB/s",
     "matmul_limit": "matmul {0} {1:.4g} GFLOP/s",

@@ -43,9 +43,12 @@ class EvidenceCache:
             return None
         return record
 
-    def put(self, record: Evidence) -> None:
-        if record.outcome is Outcome.PASS:
-            atomic_write_json(self.path(record.id), record.to_json())
+    def put(self, record: Evidence) -> Path | None:
+        """Keep a passing record; returns the file written (None for a failure, which is not kept)."""
+        if record.outcome is not Outcome.PASS:
+            return None
+        atomic_write_json(self.path(record.id), record.to_json())
+        return self.path(record.id)
 
 
 def clear(cache_dir: Path, claim_ids: list[str] | None = None) -> int:

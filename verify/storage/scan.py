@@ -1,20 +1,22 @@
 """Per-file facts the registry needs, remembered across processes while a file is unchanged.
 
 Parsing every snippet and workload with ``ast`` on every site build costs more than rendering the
-pages; a warm build instead reads one JSON file. An entry is reused while the file's stamp (mtime,
-size, ctime) and its folder's stamp (a file named by a snippet may appear beside it) are unchanged.
+pages; a warm build instead reads one JSON file. An entry is reused while the file's bytes hash the
+same (the hash is always computed from the bytes: a same-size edit with its mtime restored is seen)
+and the names in its folder are the same (a file named by a snippet may appear beside it).
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
 from verify.core import registry
 from verify.settings import Settings
-from verify.storage.fs import CORRUPT, atomic_write_json, read_json, stamp
+from verify.storage.fs import CORRUPT, atomic_write_json, read_json
 
-FORMAT = 2
+FORMAT = 3
 _CACHES: dict[tuple[Path, Path], ScanCache] = {}
 
 
@@ -30,11 +32,12 @@ class ScanCache:
         self.dirty = False
 
     def get(self, path: Path) -> dict[str, Any]:
-        current = [list(s[1:]) for s in stamp([path, path.parent])]
+        sha = hashlib.sha256(path.read_bytes()).hexdigest()
+        beside = sorted(p.name for p in path.parent.iterdir()) if path.suffix == ".py" else []
         rel = path.relative_to(self.root).as_posix()
         entry = self.files.get(rel)
-        if entry is None or entry.get("stamp") != current:
-            entry = dict(registry.analyse(path, self.root), stamp=current)
+        if entry is None or entry.get("sha") != sha or entry.get("beside") != beside:
+            entry = dict(registry.analyse(path, self.root), beside=beside)
             self.files[rel] = entry
             self.dirty = True
         return entry
