@@ -14,6 +14,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from verify.core.errors import ClaimError
 
@@ -64,6 +65,16 @@ def find_root(start: Path) -> Path:
             return folder
     raise SettingsError(f"no {CONFIG_FILE} in {start} or any folder above it: run this inside a checkout "
                         f"or pass --root")
+
+
+class _Under:
+    """A read-only attribute: the folder ``name`` under another attribute (``root`` or ``cache_dir``)."""
+
+    def __init__(self, base: str, name: str):
+        self.base, self.name = base, name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Path:
+        return Path(getattr(obj, self.base)) / self.name
 
 
 @dataclass(frozen=True)
@@ -135,27 +146,12 @@ class Settings:
         """Settings for the checkout whose ``mkdocs.yml`` this is (the site hook's entry point)."""
         return cls.for_root(Path(config_file_path).resolve().parent)
 
-    @property
-    def docs_dir(self) -> Path:
-        return self.root / "docs"
-
-    @property
-    def snippets_dir(self) -> Path:
-        return self.root / "snippets"
-
-    @property
-    def evidence_dir(self) -> Path:
-        """Evidence recorded on other machines, committed (``evidence/<device>.json``)."""
-        return self.root / "evidence"
-
-    @property
-    def bench_dir(self) -> Path:
-        """Benchmark results per device, committed (``benchmarks/<device>.json``)."""
-        return self.root / "benchmarks"
-
-    @property
-    def tmp_dir(self) -> Path:
-        return self.cache_dir / "tmp"
+    # Folders of the checkout and the cache, as attributes (see :class:`_Under`).
+    docs_dir = _Under("root", "docs")
+    snippets_dir = _Under("root", "snippets")
+    evidence_dir = _Under("root", "evidence")  # evidence recorded on other machines, committed
+    bench_dir = _Under("root", "benchmarks")  # benchmark results per device, committed
+    tmp_dir = _Under("cache_dir", "tmp")
 
     def child_environ(self, **extra: str) -> dict[str, str]:
         """The environment for a child process of ours: this one's, with ``extra`` on top."""

@@ -89,17 +89,24 @@ class WorkerResult:
 class Provenance:
     """Where a piece of evidence came from."""
 
+    #: torch's version without the local part (``2.13.0``) and its build (``cpu``, ``cu128``, ``rocm``)
     torch: str | None = None
     torch_build: str | None = None
+    #: ``cpu`` or ``cuda``; the processor's or GPU's name; the key evidence is kept under
     device: str | None = None
     device_name: str | None = None
     device_key: str | None = None
+    #: the CPU (model name, its family/model signature, cores, vector ISA) and the GPU's compute capability
     cpu_model: str | None = None
+    cpu_signature: str | None = None
     cpu_count: int | None = None
+    cpu_isa: str | None = None
     gpu_capability: str | None = None
+    #: the interpreter and the system it ran on; torch's intra-op threads during the claim
     python: str | None = None
     os: str | None = None
     threads: int | None = None
+    #: the checkout's commit (``-dirty`` with local changes) and when the claim ran (UTC, ISO 8601)
     git_commit: str | None = None
     date: str | None = None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, TypeGuard
 
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -14,6 +15,43 @@ def _nonempty_str(v: Any) -> TypeGuard[str]:
 
 def _str_list(v: Any) -> bool:
     return isinstance(v, list) and bool(v) and all(_nonempty_str(x) for x in v)
+
+
+def _records(meta: dict[str, Any], name: str, shape: str, bad: Callable[[str, str], None]) -> list[tuple[str, Any]]:
+    """``(field path, item)`` of a required non-empty list field; reports the field when it is not one."""
+    items = meta.get(name)
+    if not isinstance(items, list) or not items:
+        bad(name, f"required, a non-empty list of {shape}")
+        return []
+    return [(f"{name}[{i}]", item) for i, item in enumerate(items)]
+
+
+def _has_strings(item: Any, *keys: str) -> bool:
+    return isinstance(item, dict) and all(_nonempty_str(item.get(k)) for k in keys)
+
+
+def _key_point(f: str, kp: Any, bad: Callable[[str, str], None]) -> None:
+    if not isinstance(kp, dict):
+        bad(f, "must be a mapping with point, keywords, synonyms")
+        return
+    if not _nonempty_str(kp.get("point")):
+        bad(f + ".point", "required, a non-empty string")
+    if not _str_list(kp.get("keywords")):
+        bad(f + ".keywords", "required, a non-empty list of strings")
+        return
+    syn = kp.get("synonyms")
+    syn = {} if syn is None else syn
+    if not isinstance(syn, dict):
+        bad(f + ".synonyms", "must map a keyword to a list of synonyms")
+        return
+    for k, v in syn.items():
+        if k not in kp["keywords"]:
+            bad(f + f".synonyms.{k}", f"{k!r} is not one of the keywords {kp['keywords']}")
+        elif not _str_list(v):
+            bad(f + f".synonyms.{k}", "must be a non-empty list of strings")
+    extra = set(kp) - {"point", "keywords", "synonyms"}
+    if extra:
+        bad(f, f"unknown field(s) {sorted(extra)}")
 
 
 def validate_meta(meta: Any, where: str, stem: str) -> list[str]:
@@ -32,53 +70,19 @@ def validate_meta(meta: Any, where: str, stem: str) -> list[str]:
         bad("id", f"{qid!r} must equal the file name {stem!r}")
     if not _nonempty_str(meta.get("title")):
         bad("title", "required, a non-empty string")
-    sources = meta.get("sources")
-    if not isinstance(sources, list) or not sources:
-        bad("sources", "required, a list of {company, round}")
-    else:
-        for i, s in enumerate(sources):
-            if not isinstance(s, dict) or not _nonempty_str(s.get("company")) or not _nonempty_str(s.get("round")):
-                bad(f"sources[{i}]", "needs non-empty 'company' and 'round'")
+    for f, source in _records(meta, "sources", "{company, round}", bad):
+        if not _has_strings(source, "company", "round"):
+            bad(f, "needs non-empty 'company' and 'round'")
     diff = meta.get("difficulty")
     if isinstance(diff, bool) or not isinstance(diff, int) or not 1 <= diff <= 5:
         bad("difficulty", f"an integer 1..5, got {diff!r}")
     if not _str_list(meta.get("tags")):
         bad("tags", "required, a non-empty list of strings")
-    kps = meta.get("key_points")
-    if not isinstance(kps, list) or not kps:
-        bad("key_points", "required, a non-empty list of {point, keywords, synonyms}")
-    else:
-        for i, kp in enumerate(kps):
-            f = f"key_points[{i}]"
-            if not isinstance(kp, dict):
-                bad(f, "must be a mapping with point, keywords, synonyms")
-                continue
-            if not _nonempty_str(kp.get("point")):
-                bad(f + ".point", "required, a non-empty string")
-            if not _str_list(kp.get("keywords")):
-                bad(f + ".keywords", "required, a non-empty list of strings")
-                continue
-            syn = kp.get("synonyms", {})
-            if syn is None:
-                syn = {}
-            if not isinstance(syn, dict):
-                bad(f + ".synonyms", "must map a keyword to a list of synonyms")
-                continue
-            for k, v in syn.items():
-                if k not in kp["keywords"]:
-                    bad(f + f".synonyms.{k}", f"{k!r} is not one of the keywords {kp['keywords']}")
-                elif not _str_list(v):
-                    bad(f + f".synonyms.{k}", "must be a non-empty list of strings")
-            extra = set(kp) - {"point", "keywords", "synonyms"}
-            if extra:
-                bad(f, f"unknown field(s) {sorted(extra)}")
-    fus = meta.get("follow_ups")
-    if not isinstance(fus, list) or not fus:
-        bad("follow_ups", "required, a non-empty list of {q, a}")
-    else:
-        for i, fu in enumerate(fus):
-            if not isinstance(fu, dict) or not _nonempty_str(fu.get("q")) or not _nonempty_str(fu.get("a")):
-                bad(f"follow_ups[{i}]", "needs non-empty 'q' and 'a'")
+    for f, kp in _records(meta, "key_points", "{point, keywords, synonyms}", bad):
+        _key_point(f, kp, bad)
+    for f, fu in _records(meta, "follow_ups", "{q, a}", bad):
+        if not _has_strings(fu, "q", "a"):
+            bad(f, "needs non-empty 'q' and 'a'")
     return out
 
 
