@@ -106,7 +106,8 @@ def test_load_rejects_what_is_not_a_result_file(tmp_path):
 # --- freshness --------------------------------------------------------------------------------
 
 @pytest.fixture
-def project(tmp_path):
+def project(tmp_path, monkeypatch):
+    monkeypatch.setattr(store, "RECHECK_S", 0.0)  # these edits come within moments of each other
     tests = tmp_path / "tests"
     tests.mkdir()
     (tests / "test_bench_a.py").write_text(MARKED.format(body=1), encoding="utf-8")

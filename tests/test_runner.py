@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import time
+from pathlib import Path
+
 from tests._project import settings, write
 from verify.running import engine
+from verify.settings import Settings
 
 HEADER = "import os, sys, time\nfrom verify.claim import claim\nQ = 'r'\n"
 
@@ -86,3 +91,47 @@ def test_a_file_with_ordinary_and_performance_claims_runs_both_batches(tmp_path)
     source = _claim("r.fact", "return {'x': 1}") + _claim("r.perf", "return {'x': 1}", kind="'perf'")
     out = _run(tmp_path, source)
     assert out.local["r.fact"].outcome == "pass" and out.local["r.perf"].outcome == "pass"
+
+
+def test_a_runaway_allocation_is_a_clear_error_under_the_worker_memory_limit(tmp_path):
+    body = "blocks = [bytearray(256 * 2**20) for _ in range(64)]\nreturn {'x': len(blocks)}"
+    root = write(tmp_path, {"snippets/r/a.py": HEADER + _claim("r.hog", body) + _claim("r.ok", "return {'x': 1}")})
+    env = {"VERIFY_WORKER_MEMORY": "1GiB"}
+    out = engine.verify(Settings.for_root(root, {**os.environ, **env}), jobs=1)
+    hog = out.local["r.hog"]
+    assert hog.outcome == "error" and "worker's memory limit (1 GiB" in hog.message and "MemoryError" in hog.message
+    assert out.local["r.ok"].outcome == "pass"  # the next claim of the same worker still runs
+
+
+def test_observed_values_over_the_cap_fail_clearly(tmp_path):
+    out = _run(tmp_path, _claim("r.big", "return {'x': 1, 'all': list(range(200_000))}"))
+    big = out.local["r.big"]
+    assert big.outcome == "error" and "ObservedTooLarge" in big.message and "observe a summary" in big.message
+
+
+def test_an_unexpected_exception_keeps_its_traceback_with_the_snippet_line(tmp_path):
+    out = _run(tmp_path, _claim("r.raise", "x = 1\nraise ValueError('boom')"))
+    tb = out.local["r.raise"].traceback
+    assert "snippets/r/a.py" in tb and "line 7" in tb and "ValueError: boom" in tb
+
+
+def test_a_child_process_a_claim_leaves_running_is_killed_with_its_worker(tmp_path):
+    marker = tmp_path / "child.pid"
+    body = (f"import subprocess\np = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+            f"open({str(marker)!r}, 'w').write(str(p.pid))\nreturn {{'x': 1}}")
+    out = _run(tmp_path, _claim("r.orphan", body))
+    assert out.local["r.orphan"].outcome == "pass"
+    pid = int(marker.read_text())
+    for _ in range(50):  # killed with the worker's process group; give the kernel a moment to reap it
+        if not _alive(pid):
+            break
+        time.sleep(0.1)
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

@@ -143,3 +143,27 @@ def test_copy_button_of_a_claim_copies_its_code(site):
         page.wait_for_function("document.querySelector('.md-dialog--active') !== null")
         copied = page.evaluate("navigator.clipboard.readText()")
         assert copied.startswith('@claim("expand.stride-zero"') and "def _(ctx):" in copied
+
+
+def test_every_number_in_the_question_pages_is_bound_to_a_run(site):
+    """The promise in numbers: no hand-typed measurement in any question page, and many bound values."""
+    from verify.core import prose  # noqa: PLC0415
+
+    total = 0
+    for page in sorted((ROOT / "docs" / "questions").glob("*.md")):
+        facts = prose.read(page)
+        assert facts.measurements == [], f"{page.name}: hand-typed {facts.measurements}"
+        html = (site / "questions" / page.stem / "index.html").read_text(encoding="utf-8")
+        values = re.findall(r'<span class="vf-val[^"]*" data-claim="([^"]+)" data-key="([^"]+)"', html)
+        assert values, page.name
+        total += len(values)
+    assert total >= 60
+
+
+def test_a_claims_sentence_is_on_its_page_once(site):
+    """One text per claim: the statement is the page's sentence, not repeated beside it in grey."""
+    ledger = json.loads((site / "evidence.json").read_text(encoding="utf-8"))
+    for row in ledger["claims"]:
+        html = (site / "questions" / row["question"] / "index.html").read_text(encoding="utf-8")
+        block = html.split(f'id="claim-{row["id"]}"', 1)[1].split("</summary>", 1)[0]
+        assert 'class="vf-stmt"' in block and 'class="vf-mark' in block, row["id"]

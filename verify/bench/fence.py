@@ -9,10 +9,11 @@ A fence names a group and, optionally, how to draw it::
     xscale: linear     # log (default, base 2) | linear, for an x that starts at 0
     ```
 
-or compares two stored result files (device keys under ``benchmarks/``)::
+or compares two stored result files (device keys under ``benchmarks/``; ``here`` stands for the
+key of the machine that builds, so the same page compares its own two runs anywhere)::
 
     ```bench
-    compare: cpu-x86_64 cpu-x86_64-1thread
+    compare: here here-1thread
     threshold: 0.1
     ```
 
@@ -146,7 +147,9 @@ def render_group(group: str, opts: dict[str, str], settings: Settings) -> str:
 def render_compare(opts: dict[str, str], group: str, settings: Settings) -> str:
     import fnmatch  # noqa: PLC0415
 
-    a_key, b_key = opts["compare"].split()[:2]
+    # "here" names this machine's device key: ``compare: here here-1thread`` works on any machine
+    here = bench_run.device_key(settings)
+    a_key, b_key = (k.replace("here", here, 1) if k.startswith("here") else k for k in opts["compare"].split()[:2])
     threshold = float(opts.get("threshold", 0.1))
     stored = store.load_all(settings)
     if a_key not in stored or b_key not in stored:

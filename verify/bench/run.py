@@ -40,7 +40,8 @@ def run(settings: Settings, *, force: bool = False, files: list[str] | None = No
     Returns:
         The result file, pytest's exit status (0 when nothing needed running) and the files run.
     """
-    path = out or settings.bench_dir / f"{device_key(settings)}.json"
+    # results with a fixed thread count are kept apart: benchmarks/<device>-<N>thread.json
+    path = out or settings.bench_dir / f"{device_key(settings)}{f'-{threads}thread' if threads else ''}.json"
     old = load(path)
     state = freshness(settings, old)
     todo = [f for f in state if force or state[f] != "current"]

@@ -10,6 +10,7 @@ are *stale* when its hash changed since; *missing* when it never ran on that dev
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -50,11 +51,24 @@ def source_hash(settings: Settings, rel: str) -> str:
     return scan.source_hash(settings, settings.root / rel, follow=_measures)
 
 
+RECHECK_S = 1.0
+_checked: dict[Path, tuple[float, Any]] = {}
+
+
 def current_hashes(settings: Settings) -> dict[str, str]:
-    """Benchmark file -> hash of it and what it imports; recomputed only when a source changed."""
+    """Benchmark file -> hash of it and what it imports; recomputed only when a source changed.
+
+    The sources are stamped at most once per ``RECHECK_S`` (as the site session does): a build asks
+    for every ``bench`` fence within moments, and stamping three trees each time costs more than
+    rendering the fence.
+    """
     root = settings.root
-    current = tree_stamp(root, (("tests", "*.py"), ("snippets", "*.py"), ("verify", "*.py")))
-    return dict(_HASHES.get(root, current, lambda: {f: source_hash(settings, f) for f in bench_files(root)}))
+    now = time.monotonic()
+    last = _checked.get(root)
+    if last is None or now - last[0] >= RECHECK_S:
+        last = (now, tree_stamp(root, (("tests", "*.py"), ("snippets", "*.py"), ("verify", "*.py"))))
+        _checked[root] = last
+    return dict(_HASHES.get(root, last[1], lambda: {f: source_hash(settings, f) for f in bench_files(root)}))
 
 
 def load(path: Path) -> dict[str, Any] | None:

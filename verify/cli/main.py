@@ -85,6 +85,9 @@ def run(
                   f"cache or skipped, in {out.seconds:.1f}s: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
     if out.failures:
         console.print(errors.summary(out.failures), style="red", markup=False, highlight=False, soft_wrap=True)
+        for cid, record in sorted(out.local.items()):
+            if record.bad and record.traceback:  # an unexpected exception: where in the snippet it came from
+                console.print(f"\n{cid}:\n{record.traceback.rstrip()}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(1)
 
 

@@ -200,7 +200,7 @@ def analyse(path: Path, root: Path) -> dict[str, Any]:
     """Content hash, project imports, files named beside it, and (for snippets) its claims."""
     data = path.read_bytes()
     entry: dict[str, Any] = {"sha": hashlib.sha256(data).hexdigest(), "imports": [], "named": [], "claims": [],
-                             "problems": []}
+                             "problems": [], "functions": []}
     if path.suffix != ".py":
         return entry
     rel = path.relative_to(root).as_posix()
@@ -215,6 +215,8 @@ def analyse(path: Path, root: Path) -> dict[str, Any]:
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
+        if node.decorator_list:  # where a claim's code is, for the page to show it without parsing again
+            entry["functions"].append([min(d.lineno for d in node.decorator_list), node.lineno, node.end_lineno])
         for deco in node.decorator_list:
             call = _decorator_call(deco)
             if call is None:

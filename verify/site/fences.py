@@ -7,7 +7,6 @@ nothing here runs a claim itself.
 
 from __future__ import annotations
 
-import ast
 import functools
 import hashlib
 import logging
@@ -25,7 +24,8 @@ from verify.core.units import fmt_time
 from verify.site import checks, session
 from verify.site.templating import LABELS as TEXT
 from verify.site.templating import STATUS, render
-from verify.storage.fs import Memo, atomic_write_text, stamp
+from verify.storage import scan
+from verify.storage.fs import atomic_write_text
 
 log = logging.getLogger("mkdocs.verify")
 
@@ -61,25 +61,13 @@ def _rounded(value: Any) -> Any:
     return value
 
 
-_SOURCES: Memo[dict[int, str]] = Memo()
-
-
-def _function_sources(path: Path) -> dict[int, str]:
-    """Every decorated function of a file, keyed by each line from its first decorator to its ``def``."""
-    text = path.read_text(encoding="utf-8")
-    lines = text.splitlines()
-    out: dict[int, str] = {}
-    for node in ast.walk(ast.parse(text)):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.decorator_list:
-            first = min(d.lineno for d in node.decorator_list)
-            source = "\n".join(lines[first - 1 : node.end_lineno])
-            out.update(dict.fromkeys(range(first, node.lineno + 1), source))
-    return out
-
-
 def _function_source(path: Path, line: int) -> str:
-    """The decorated function whose decorator starts at ``line``."""
-    return _SOURCES.get(path, stamp([path]), lambda: _function_sources(path)).get(line, "")
+    """The decorated function whose decorators span ``line`` (as the scan cache located it)."""
+    settings = settings_mod.for_site()
+    for first, def_line, last in scan.facts(settings).get(path).get("functions", []):
+        if first <= line <= def_line:
+            return "\n".join(path.read_text(encoding="utf-8").splitlines()[first - 1:last])
+    return ""
 
 
 def _highlight(code: str) -> str:
@@ -275,4 +263,10 @@ def ledger_fence(source: str, language: str, class_name: str, options: dict, md:
             "elsewhere": [{"status": e["status"], "device": e["device"] or e["device_key"],
                            "torch": e["torch"] or "?", "date": _short_date(e["date"])} for e in r["elsewhere"]],
         })
-    return render("ledger.html", rows=body, questions=sorted({r["question"] for r in rows}))
+    sess = session.get()
+    pages = []
+    for rel in sorted(p for p in sess.prose if p.startswith(checks.QUESTIONS)):
+        bound, unbound = checks.bound_counts(sess, rel)
+        pages.append({"page": rel[len(checks.QUESTIONS):-3], "link": f"../{rel[:-3]}/",
+                      "claims": len(sess.prose[rel].claims), "bound": bound, "unbound": unbound})
+    return render("ledger.html", rows=body, questions=sorted({r["question"] for r in rows}), pages=pages)

@@ -62,6 +62,7 @@ LABELS: dict[str, Any] = {
     "count_item": "{0} {1} 条",
     "here": "本机（{0}）",
     "ledger_head": ("论断 id · 题目 · 代码哈希", "内容", "本机", "其他机器", "观测值"),
+    "pages_head": ("题目页", "论断", "来自运行的数值", "手写的测量值"),
     "filter_text": "按 id、题目或内容筛选",
     "filter": "筛选",
     "question": "题目",
@@ -84,8 +85,15 @@ def environment() -> jinja2.Environment:
     """The one environment: templates are compiled on first use and kept (no re-stat per render)."""
     import jinja2  # noqa: PLC0415
 
+    from verify import settings as settings_mod  # noqa: PLC0415
+
+    # Compiled templates kept in the project cache (Jinja checks each against its source's mtime):
+    # a warm build does not compile them again.
+    folder = settings_mod.for_site().cache_dir / "jinja"
+    folder.mkdir(parents=True, exist_ok=True)
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
+        bytecode_cache=jinja2.FileSystemBytecodeCache(str(folder)),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         auto_reload=False,
