@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from verify.quiz.bank import BankError, build_bank, write_quiz_json
-from verify.quiz.samples import page, write_sample_docs
+from verify.quiz.claims import ClaimFacts
+from verify.quiz.samples import page, write_interview_page, write_sample_docs
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,7 +39,7 @@ def test_write_quiz_json(tmp_path):
     out = write_quiz_json(tmp_path / "docs", tmp_path / "site")
     assert out == tmp_path / "site" / "quiz.json"
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert len(data["questions"]) == 3 and data["version"] == 1
+    assert len(data["questions"]) == 3 and data["version"] == 2 and data["drills"] == []
 
 
 def _one(tmp_path, text: str, name: str = "bad-page") -> str:
@@ -64,6 +65,8 @@ def _good(**kw) -> str:
     (lambda t: t.replace("id: bad-page", "id: other-page"), "id"),
     (lambda t: t.replace("tags: [a, b]", "tags: []"), "tags"),
     (lambda t: t.replace("keywords: [x]", "keywords: []"), "key_points[0].keywords"),
+    (lambda t: t.replace("keywords: [x]", "keywords: [x, 65504]"), "YAML read 65504 as a number: quote it"),
+    (lambda t: t.replace("synonyms: {x: [y]}", "synonyms: {x: [y]}\n    contradicts: []"), "key_points[0].contradicts"),
     (lambda t: t.replace("synonyms: {x: [y]}", "synonyms: {z: [y]}"), "key_points[0].synonyms.z"),
     (lambda t: t.replace("synonyms: {x: [y]}", "synonyms: [y]"), "key_points[0].synonyms"),
     (lambda t: t.replace("    a: 答。\n", ""), "follow_ups[0]"),
@@ -117,3 +120,56 @@ def test_real_pages_pass_validation():
     assert {q["id"] for q in bank["questions"]} == {p.stem for p in pages}
     for q in bank["questions"]:
         assert q["claims"], f"{q['file']}: the better answer shows no claim"
+
+
+def test_contradicts_topic_and_site_address_reach_the_bank(tmp_path):
+    write_interview_page(tmp_path / "docs")
+    path = tmp_path / "docs" / "questions" / "repeat-vs-expand.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("difficulty: 2", "difficulty: 2\ntopic: pytorch-internals"),
+                    encoding="utf-8")
+    bank = build_bank(tmp_path / "docs", site_url="https://example.org/")
+    q = bank["questions"][0]
+    assert q["topic"] == "pytorch-internals" and bank["topics"] == ["pytorch-internals"]
+    assert q["key_points"][0]["contradicts"][0] == "expand 会拷贝"
+    assert q["page_url"] == "https://example.org/questions/repeat-vs-expand/"
+    # the ordinary answer's instruction to click the site's markers is not for the quiz
+    assert q["ordinary_answer"] == "expand 不拷贝数据，repeat 拷贝数据。"
+
+
+def test_drills_of_the_banks_questions_with_their_page(tmp_path):
+    write_sample_docs(tmp_path / "docs")
+    drill = {"id": "drill:expand-demo.demo", "claim": "expand-demo.demo", "question": "expand-demo", "anchor": "#claim-x",
+             "format": "value", "answer": [0, 1], "accept": ["[0,1]"]}
+    stray = dict(drill, id="drill:other.x", claim="other.x", question="no-such-page")
+    facts = ClaimFacts(sentences={"expand-demo.demo": "stride 是 (0, 1)。"}, drills=[drill, stray],
+                       where={"expand-demo.demo": "AMD EPYC · torch 2.13.0"})
+    bank = build_bank(tmp_path / "docs", facts=facts, site_url="https://example.org/")
+    assert [d["id"] for d in bank["drills"]] == ["drill:expand-demo.demo"]
+    d = bank["drills"][0]
+    assert d["title"] == "expand 和 repeat 的区别" and d["url"] == "questions/expand-demo/#claim-x"
+    assert d["page_url"] == "https://example.org/questions/expand-demo/#claim-x"
+    assert bank["evidence"] == {"expand-demo.demo": {"sentence": "stride 是 (0, 1)。", "where": "AMD EPYC · torch 2.13.0"}}
+    q = {q["id"]: q for q in bank["questions"]}["expand-demo"]
+    assert "stride 是 (0, 1)。" in q["better_answer"]
+
+
+def _own_answer_contradictions(docs: Path) -> list[str]:
+    """Key points whose ``contradicts`` fire on their own page's better answer or follow-up answers."""
+    from verify.quiz.scoring import score  # noqa: PLC0415
+
+    found = []
+    for q in build_bank(docs, html=False)["questions"]:
+        text = q["better_answer"] + "\n" + "\n".join(f["a"] for f in q["follow_ups"])
+        found += [f"{q['file']}: {p.contradicted}" for p in score(text, q["key_points"]).points if p.contradicted]
+    return found
+
+
+def test_a_page_never_contradicts_itself(tmp_path):
+    write_interview_page(tmp_path / "docs")
+    page = tmp_path / "docs" / "questions" / "repeat-vs-expand.md"
+    assert _own_answer_contradictions(tmp_path / "docs") == []
+    page.write_text(page.read_text(encoding="utf-8").replace("expand 只改 stride。", "expand 会拷贝一份数据。"), encoding="utf-8")
+    assert _own_answer_contradictions(tmp_path / "docs") == [
+        "docs/questions/repeat-vs-expand.md: {'statement': 'expand 会拷贝', 'said': 'expand 会拷贝'}"]
+    if (ROOT / "docs" / "questions").is_dir():  # the real pages' contradicts, wherever they are written
+        assert _own_answer_contradictions(ROOT / "docs") == []

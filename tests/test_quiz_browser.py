@@ -1,64 +1,34 @@
-"""The quiz page in Chromium: a tiny site built with mkdocs, served on 127.0.0.1, driven by Playwright."""
+"""The quiz page in Chromium: the sample site (pages, claims, the real quiz page) served on 127.0.0.1."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-import shutil
+import sqlite3
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
+import yaml
 
-from tests._browser import ARTIFACTS, CHROMIUM, serve
-from tests._browser import browser as launch_browser
-from verify.quiz.samples import write_sample_docs
+from tests._browser import ARTIFACTS, CHROMIUM, serve, browser as launch_browser
+from tests.test_quiz_site import build_sample_site
+from verify.quiz import samples
 from verify.quiz.scoring import score
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
 
-MKDOCS_YML = """site_name: 测验
-docs_dir: docs
-site_dir: site
-strict: true
-theme: {name: material, language: zh, font: false}
-plugins: []
-nav:
-  - index.md
-  - quiz.md
-  - 题目:
-      - questions/expand-demo.md
-      - questions/compile-demo.md
-      - questions/dispatch-demo.md
-markdown_extensions:
-  - admonition
-  - attr_list
-  - md_in_html
-  - toc: {permalink: true}
-  - pymdownx.superfences:
-      custom_fences:
-        - name: quizbank
-          class: quizbank
-          format: !!python/name:verify.quiz.fence.quizbank_fence
-"""
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> Path:
+    return build_sample_site(tmp_path_factory.mktemp("quizsite"))
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    root = tmp_path_factory.mktemp("quizsite")
-    docs = root / "docs"
-    write_sample_docs(docs)
-    (docs / "index.md").write_text("# 首页\n", encoding="utf-8")
-    shutil.copy(ROOT / "docs" / "quiz.md", docs / "quiz.md")
-    shutil.copytree(ROOT / "docs" / "assets" / "quiz", docs / "assets" / "quiz")
-    (root / "mkdocs.yml").write_text(MKDOCS_YML, encoding="utf-8")
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / "mkdocs.yml")], check=True,
-                   env=env, cwd=root, timeout=180)
+def site(root):
     with serve(root / "site") as base:
         yield base
 
@@ -94,14 +64,21 @@ def stored(page) -> dict:
     return json.loads(page.evaluate("localStorage.getItem('verify-quiz:v1') || 'null'") or "null")
 
 
-def test_mock_interview_progress_and_import(page, site):
-    app = page.locator("#quiz-app")
-    page.get_by_role("tab", name="模拟面试").wait_for()
-    page.locator("select[name=tag]").select_option("memory")
+def upload(page, name: str, data: bytes) -> None:
+    page.locator("input.quiz-import").set_input_files({"name": name, "mimeType": "application/json", "buffer": data})
+
+
+def start_mock(page, tag: str) -> None:
+    page.get_by_role("tab", name="模拟面试").click()
+    page.locator("select[name=tag]").select_option(tag)
     page.locator("input[name=n]").fill("1")
     page.locator("input[name=seconds]").fill("60")
     page.get_by_role("button", name="开始模拟面试").click()
 
+
+def test_mock_interview_progress_and_import(page, site):
+    app = page.locator("#quiz-app")
+    start_mock(page, "memory")
     timer = page.get_by_test_id("timer")
     assert app.locator(".quiz-question").inner_text() == "expand 和 repeat 的区别"
     first = timer.inner_text()
@@ -113,20 +90,18 @@ def test_mock_interview_progress_and_import(page, site):
     page.get_by_label("你的回答").fill(hostile)
     page.get_by_role("button", name="提交回答").click()
     assert timer.inner_text().startswith("用时 0:")
-    followup = app.locator(".quiz-followup")
-    assert "对 expand 的结果原地写会怎样？" in followup.inner_text()
+    assert "对 expand 的结果原地写会怎样？" in app.locator(".quiz-followup").inner_text()
     page.get_by_label("追问的回答").fill("会报错")
     page.get_by_role("button", name="揭晓答案").click()
 
     assert page.get_by_test_id("score").inner_text() == "考察点覆盖率 50%"
+    assert "提示，不是评分" in app.locator(".quiz-hint").inner_text()  # the score is a hint beside the rating
     points = app.locator(".quiz-point")
     assert points.nth(0).get_attribute("class").endswith("covered")
     assert points.nth(1).get_attribute("class").endswith("missed")
-    assert "stride 设为 0" in app.locator(".quiz-better").inner_text()
-    assert "常见说法不准确" in app.locator(".quiz-better").inner_text()
-    # the user's text stays text
-    assert app.locator("img").count() == 0
-    assert page.evaluate("window.__xss") is None
+    better = app.locator(".quiz-better").inner_text()
+    assert "stride 是 (0, 1)" in better and "常见说法不准确" in better  # the claim's sentence with its value
+    assert app.locator("img").count() == 0 and page.evaluate("window.__xss") is None  # the user's text stays text
     assert page.get_by_label("你的回答").input_value() == hostile
     shot(page, "1-reveal")
 
@@ -134,7 +109,6 @@ def test_mock_interview_progress_and_import(page, site):
     assert app.locator("h2").first.inner_text() == "本轮小结"
     assert "repeat 会复制出新内存" in app.locator(".quiz-weak").inner_text()
     assert app.locator(".quiz-weak a").first.get_attribute("href") == "../questions/expand-demo/"
-    shot(page, "2-summary")
     saved = stored(page)
     assert saved["cards"]["expand-demo"]["reps"] == 1 and saved["log"][0]["rating"] == 3
 
@@ -142,21 +116,15 @@ def test_mock_interview_progress_and_import(page, site):
     page.get_by_role("tab", name="进度").click()
     row = page.locator("tr[data-id='expand-demo']")
     assert "学习中" in row.inner_text() and row.locator("td").nth(3).inner_text() == "1"
-    shot(page, "3-progress-after-reload")
 
     before = page.evaluate("localStorage.getItem('verify-quiz:v1')")
     status = page.locator(".quiz-status")
-    page.locator("input.quiz-import").set_input_files(
-        {"name": "broken.json", "mimeType": "application/json", "buffer": b'{"version": 1, "cards": '})
-    status.filter(has_text="导入失败").wait_for()
-    assert "不是合法的 JSON" in status.inner_text() and "现有进度未改动" in status.inner_text()
-    shot(page, "4-import-broken")
-    bad = {"version": 1, "cards": {"expand-demo": {"due": "not a date"}}, "log": []}
-    page.locator("input.quiz-import").set_input_files(
-        {"name": "bad.json", "mimeType": "application/json", "buffer": json.dumps(bad).encode()})
-    status.filter(has_text="due").wait_for()
-    assert page.evaluate("localStorage.getItem('verify-quiz:v1')") == before
-    assert row.locator("td").nth(3).inner_text() == "1"
+    for name, data, says in (("broken.json", b'{"version": 1, "cards": ', "不是合法的 JSON"),
+                             ("bad.json", b'{"version": 1, "cards": {"expand-demo": {"due": "x"}}, "log": []}', "due")):
+        upload(page, name, data)
+        status.filter(has_text=says).wait_for()
+        assert "导入失败" in status.inner_text() and "现有进度未改动" in status.inner_text()
+        assert page.evaluate("localStorage.getItem('verify-quiz:v1')") == before
 
     with page.expect_download() as dl:
         page.get_by_role("button", name="导出进度（JSON）").click()
@@ -167,10 +135,17 @@ def test_mock_interview_progress_and_import(page, site):
     page.get_by_role("button", name="清空进度").click()
     status.filter(has_text="进度已清空").wait_for()
     assert stored(page)["cards"] == {}
-    page.locator("input.quiz-import").set_input_files(
-        {"name": "backup.json", "mimeType": "application/json", "buffer": exported})
+    # a card whose id names no question is reported and skipped; the counts count the known ones
+    data = json.loads(exported)
+    hostile_id = "<img src=x onerror=alert(1)>"
+    data["cards"][hostile_id] = dict(data["cards"]["expand-demo"])
+    data["log"].append(dict(data["log"][0], id=hostile_id))
+    upload(page, "backup.json", json.dumps(data).encode())
     status.filter(has_text="已导入 1 张").wait_for()
-    assert stored(page)["cards"]["expand-demo"]["reps"] == 1
+    assert "跳过 1 个题库里没有的 id" in status.inner_text()
+    assert page.locator(".quiz-tally").inner_text().startswith("已练 1 / 4 题") and "共 1 次自评" in page.locator(".quiz-tally").inner_text()
+    assert set(stored(page)["cards"]) == {"expand-demo"} and page.locator("img").count() == 0
+    shot(page, "4-import-unknown-id")
 
 
 def test_flashcards(page):
@@ -183,21 +158,41 @@ def test_flashcards(page):
         page.locator(".quiz-better").wait_for()
         page.locator(".quiz-rating button[data-grade='1']").click()
     assert page.locator("#quiz-app h2").first.inner_text() == "本轮小结"
-    shot(page, "5-flashcards-summary")
     assert len(stored(page)["cards"]) == 2
 
 
 def test_corrupt_local_storage_is_set_aside(page):
     page.evaluate("localStorage.setItem('verify-quiz:v1', '{oops')")
     page.reload()
-    status = page.locator(".quiz-status")
-    assert "本地进度无法读取" in status.inner_text()
+    assert "本地进度无法读取" in page.locator(".quiz-status").inner_text()
     assert page.evaluate("localStorage.getItem('verify-quiz:v1:corrupt')") == "{oops"
 
 
-# the browser scores with Intl.Segmenter, the terminal with jieba: same verdicts on these answers
+REPEAT_EXPAND = yaml.safe_load(samples.REPEAT_EXPAND_KEY_POINTS)
+
+
+@pytest.mark.parametrize("name, low, high", [("good", 0.8, 1.01), ("inverted", 0, 0.4), ("keywords", 0, 0.6)])
+def test_good_inverted_and_keyword_answers_in_the_mock(page, name, low, high):
+    start_mock(page, "stride")
+    page.get_by_label("你的回答").fill(samples.ANSWERS[name])
+    page.get_by_role("button", name="提交回答").click()
+    page.get_by_role("button", name="揭晓答案").click()
+    shown = int(re.fullmatch(r"考察点覆盖率 (\d+)%", page.get_by_test_id("score").inner_text()).group(1)) / 100
+    assert low <= shown < high, (name, shown)
+    assert shown == round(score(samples.ANSWERS[name] + "\n", REPEAT_EXPAND).coverage, 2)  # as the terminal scores it
+    if name == "inverted":
+        mistakes = page.locator(".quiz-point.contradicted")
+        assert mistakes.count() == 5
+        text = mistakes.nth(0).inner_text()
+        assert "你说「expand 会拷贝」" in text and "正确的是：expand 只改元数据" in text
+        shot(page, "2-inverted-answer")
+
+
+# the browser scores with Intl.Segmenter, the terminal with jieba: the same verdicts on these answers
 PARITY = ["expand 只改 stride，不拷贝数据", "改的是步长，零拷贝", "它们共享内存，expand 是 O(1)", "ＳＴＲＩＤＥＳ都是 0",
-          "公共享有的 strider", "expand 会拷贝数据，常数时间", "o (1) 的开销", "expand 零拷贝，repeat 要拷贝", ""]
+          "公共享有的 strider", "expand 会拷贝数据，常数时间", "o (1) 的开销", "expand 零拷贝，repeat 要拷贝", "",
+          "写穿到所有共享的行", "不会报错，也不会写穿", "view 并不要求 contiguous", "“view 要求 contiguous”不对",
+          *samples.ANSWERS.values()]
 KP = [
     {"point": "a", "keywords": ["stride", "不拷贝"], "synonyms": {"stride": ["步长"], "不拷贝": ["零拷贝", "共享内存"]}},
     {"point": "b", "keywords": ["共享"], "synonyms": {}},
@@ -205,8 +200,100 @@ KP = [
 ]
 
 
-def test_browser_scoring_matches_terminal(page):
+@pytest.mark.parametrize("key_points", [KP, REPEAT_EXPAND], ids=["small", "repeat-vs-expand"])
+def test_browser_scoring_matches_terminal(page, key_points):
     for answer in PARITY:
-        js = page.evaluate("([a, kp]) => window.__quiz.score(a, kp).points.map(p => p.hits)", [answer, KP])
-        py = [p.hits for p in score(answer, KP).points]
-        assert js == py, answer
+        js = page.evaluate("([a, kp]) => { const r = window.__quiz.score(a, kp); return [r.coverage, r.points.map("
+                           "p => [p.status, p.hits, p.listed, p.contradicted])]; }", [answer, key_points])
+        py = score(answer, key_points)
+        assert js[1] == [[p.status, p.hits, p.listed, p.contradicted] for p in py.points], answer
+        assert js[0] == pytest.approx(py.coverage), answer
+
+
+def right_answer(d: dict) -> dict | str:
+    return ({"faster": d["faster"], "factor": str(d["factor"])} if d["format"] == "faster"
+            else d["answer"] if d["format"] == "exception" else d["answer_text"])
+
+
+def answer_drill(page, d: dict, answer) -> None:
+    if d["format"] == "faster":
+        page.locator(f"input[type=radio][value='{answer['faster']}']").check()
+        page.get_by_label("大约几倍").fill(answer.get("factor") or "")
+    else:
+        page.get_by_label("你的预测").fill(answer)
+    page.get_by_role("button", name="对照观测值").click()
+
+
+def test_drills_check_the_prediction_against_the_observation(page):
+    drills = {d["id"]: d for d in json.loads(page.evaluate("document.getElementById('quiz-bank').textContent"))["drills"]}
+    assert {d["format"] for d in drills.values()} == {"value", "faster", "exception"}
+    for right in (True, False):
+        page.get_by_role("tab", name="预测输出").click()
+        page.locator("input[name=n]").fill(str(len(drills)))
+        page.get_by_role("button", name="开始预测输出").click()
+        for _ in drills:
+            code = page.locator("pre.quiz-code").inner_text()
+            d = next(d for d in drills.values() if d["code"] == code)
+            wrong = {"faster": "same"} if d["format"] == "faster" else "(9, 9)"
+            answer_drill(page, d, right_answer(d) if right else wrong)
+            result = page.locator(".quiz-drill-result")
+            assert page.get_by_test_id("verdict").inner_text() == ("✓ 对了" if right else "✗ 不对"), d["id"]
+            assert d["device"] in result.inner_text() and "torch " + d["torch"] in result.inner_text()
+            assert d["sentence"].replace("`", "") in result.inner_text()
+            suggested = page.locator(".quiz-rating button.suggested").get_attribute("data-grade")
+            assert suggested == ("3" if right else "1")
+            page.locator(f".quiz-rating button[data-grade='{suggested}']").click()
+        assert page.locator("#quiz-app h2").first.inner_text() == "本轮小结"
+    log = [r for r in stored(page)["log"] if r["id"].startswith("drill:")]
+    assert len(log) == 2 * len(drills) and [r["correct"] for r in log] == [True] * len(drills) + [False] * len(drills)
+
+
+def _verify(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VERIFY_")} | {"NO_COLOR": "1", "TERM": "dumb"}
+    return subprocess.run([sys.executable, "-m", "verify.cli", "quiz", *args], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def _ms(at: str) -> int:  # a review's time as the browser keeps it
+    return int(datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def test_a_browser_export_imported_into_the_terminal_shows_the_same_reviews(page, root, tmp_path):
+    start_mock(page, "memory")
+    page.get_by_label("你的回答").fill("expand 只改 stride")
+    page.get_by_role("button", name="提交回答").click()
+    page.get_by_role("button", name="揭晓答案").click()
+    page.locator(".quiz-rating button[data-grade='2']").click()
+    page.get_by_role("tab", name="预测输出").click()
+    page.locator("input[name=n]").fill("1")
+    page.get_by_role("button", name="开始预测输出").click()
+    page.locator("input[name=prediction], input[type=radio]").first.click()  # any answer: the review is what counts
+    page.get_by_role("button", name="对照观测值").click()
+    page.locator(".quiz-rating button[data-grade='4']").click()
+    page.get_by_role("tab", name="进度").click()
+    with page.expect_download() as dl:
+        page.get_by_role("button", name="导出进度（JSON）").click()
+    (browser_file := tmp_path / "browser.json").write_bytes(Path(dl.value.path()).read_bytes())
+    browser_log = json.loads(browser_file.read_text(encoding="utf-8"))["log"]
+
+    db = tmp_path / "terminal.sqlite3"
+    res = _verify(root, "import", str(browser_file), "--db", str(db))
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "已导入 2 张卡片的进度、2 条自评" in res.stdout
+    rows = sqlite3.connect(db).execute("SELECT question_id, rating, reviewed_at FROM reviews ORDER BY id").fetchall()
+    assert [(q, r, _ms(at)) for q, r, at in rows] == [(e["id"], e["rating"], _ms(e["at"])) for e in browser_log]
+    stats = _verify(root, "stats", "--db", str(db))
+    assert "学习中" in stats.stdout and "预测输出：已练 1 /" in stats.stdout, stats.stdout
+
+    # and back: the terminal's export imports into a browser with no progress
+    terminal_file = tmp_path / "terminal.json"
+    assert _verify(root, "export", str(terminal_file), "--db", str(db)).returncode == 0
+    page.evaluate("localStorage.clear()")
+    page.reload()
+    page.get_by_role("tab", name="进度").click()
+    upload(page, "terminal.json", terminal_file.read_bytes())
+    page.locator(".quiz-status").filter(has_text="已导入 2 张").wait_for()
+    tally = page.locator(".quiz-tally").inner_text()
+    assert tally.startswith("已练 1 / 4 题，预测输出 1 /") and "共 2 次自评" in tally
+    assert [(e["id"], e["rating"], _ms(e["at"])) for e in stored(page)["log"]] == \
+        [(e["id"], e["rating"], _ms(e["at"])) for e in browser_log]

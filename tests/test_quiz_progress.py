@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from verify.quiz.progress import Progress, card_id, data_dir
 
 
@@ -47,13 +49,75 @@ def test_corrupted_database_moved_aside(tmp_path):
     assert Progress.open(db).moved_aside is None
 
 
-def test_unreadable_card_row_counts_as_corruption(tmp_path):
+def test_an_unreadable_row_is_skipped_and_the_rest_kept(tmp_path):
     db = tmp_path / "p.sqlite3"
-    Progress.open(db).store.close()
+    store = Progress.open(db).store
+    good = store.review("good", 3, coverage=0.8)
+    store.close()
     with sqlite3.connect(db) as conn:
         conn.execute("INSERT INTO cards VALUES ('x', 1, 'not json')")
+        conn.execute("INSERT INTO reviews (question_id, rating, reviewed_at) VALUES ('x', 9, 'yesterday')")
     conn.close()
     opened = Progress.open(db)
-    assert opened.moved_aside is not None
-    assert opened.store.card("x") is None
-    opened.store.close()
+    assert opened.moved_aside is None
+    assert len(opened.skipped) == 2 and opened.skipped[0].startswith("cards x:") and "reviews" in opened.skipped[1]
+    store = opened.store
+    assert store.card("x") is None
+    assert store.card("good").due == good.due and [r["id"] for r in store.reviews()] == ["good"]
+    store.review("x", 4)  # the next review writes a good row over the bad one
+    store.close()
+    assert len(Progress.open(db).skipped) == 1  # only the bad review row is left
+
+
+# --- one progress format: the browser's export ---------------------------------------------------
+
+BROWSER_EXPORT = {
+    "version": 1,
+    "cards": {
+        "expand-demo": {"due": "2026-01-01T00:10:00.000Z", "stability": 2.3065, "difficulty": 2.11810397, "elapsed_days": 0,
+                        "scheduled_days": 0, "learning_steps": 1, "reps": 1, "lapses": 0, "state": 1,
+                        "last_review": "2026-01-01T00:00:00.000Z"},
+        "<img src=x onerror=alert(1)>": {"due": "2026-01-01T00:10:00.000Z", "stability": 1, "difficulty": 5,
+                                         "elapsed_days": 0, "scheduled_days": 0, "learning_steps": 0, "reps": 1,
+                                         "lapses": 0, "state": 1, "last_review": "2026-01-01T00:00:00.000Z"},
+    },
+    "log": [{"id": "expand-demo", "rating": 3, "at": "2026-01-01T00:00:00.000Z", "coverage": 0.5, "seconds": 31},
+            {"id": "<img src=x onerror=alert(1)>", "rating": 3, "at": "2026-01-01T00:00:01.000Z"}],
+}
+
+
+def test_a_browser_export_imports_and_unknown_ids_are_skipped(tmp_path):
+    from verify.quiz import transfer  # noqa: PLC0415
+
+    assert transfer.validate(BROWSER_EXPORT) is None
+    store = Progress.open(tmp_path / "p.sqlite3").store
+    done = transfer.import_into(store, BROWSER_EXPORT, {"expand-demo", "compile-demo"})
+    assert (done.cards, done.reviews, done.unknown) == (1, 1, ["<img src=x onerror=alert(1)>"])
+    card = store.card("expand-demo")
+    assert card.stability == 2.3065 and card.step == 1 and card.due == datetime(2026, 1, 1, 0, 10, tzinfo=timezone.utc)
+    assert store.reviews() == [{"id": "expand-demo", "rating": 3, "at": "2026-01-01T00:00:00.000Z", "coverage": 0.5,
+                                "seconds": 31}]
+    again = transfer.import_into(store, BROWSER_EXPORT, {"expand-demo"})
+    assert (again.cards, again.reviews, again.kept) == (0, 0, 1)  # nothing twice
+    # and back: the terminal's export is a file the browser reads, with the same card and review
+    out = transfer.export(store)
+    assert transfer.validate(out) is None
+    assert out["cards"]["expand-demo"]["stability"] == 2.3065 and out["cards"]["expand-demo"]["due"] == "2026-01-01T00:10:00.000Z"
+    assert out["log"] == [BROWSER_EXPORT["log"][0]]
+    store.close()
+
+
+@pytest.mark.parametrize("mutate, why", [
+    (lambda d: d.update(version=2), "version"),
+    (lambda d: d["cards"]["expand-demo"].update(due="soon"), "due"),
+    (lambda d: d["cards"]["expand-demo"].update(reps=-1), "reps"),
+    (lambda d: d["log"].append({"id": "x", "rating": 7, "at": "2026-01-01T00:00:00Z"}), "log[2]"),
+])
+def test_a_bad_file_is_refused_naming_what_is_wrong(mutate, why):
+    import copy  # noqa: PLC0415
+
+    from verify.quiz import transfer  # noqa: PLC0415
+
+    bad = copy.deepcopy(BROWSER_EXPORT)
+    mutate(bad)
+    assert why in transfer.validate(bad)

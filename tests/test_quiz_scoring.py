@@ -53,3 +53,74 @@ def test_longest_match_wins():
     kps2 = [{"point": "连续", "keywords": ["连续"], "synonyms": {}},
             {"point": "expand 不连续", "keywords": ["不连续"], "synonyms": {}}]
     assert [p.status for p in score("expand 的结果不连续", kps2).points] == ["missed", "covered"]
+
+
+# --- contradictions, negations, keyword lists ---------------------------------------------------
+
+import yaml  # noqa: E402
+
+from verify.quiz import samples  # noqa: E402
+
+REPEAT_EXPAND = yaml.safe_load(samples.REPEAT_EXPAND_KEY_POINTS)
+
+
+def test_a_suffix_glued_to_the_end_of_a_word_still_counts():
+    # segmenters read 「写穿到」 as 写|穿到: the keyword's end falls inside a segment
+    kp = [{"point": "写入写穿", "keywords": ["写穿"], "synonyms": {"写穿": ["共享元素"]}}]
+    assert score("y[0, 0] = 100 写穿到所有共享的行", kp).points[0].hits == {"写穿": "写穿"}
+    assert score("公共享有", [{"point": "p", "keywords": ["共享"]}]).points[0].hits == {"共享": None}  # start still needs a boundary
+
+
+@pytest.mark.parametrize("answer, found", [
+    ("add_ 会报错", "报错"), ("不会报错", None), ("没有报错", None), ("也不报错", None), ("无论如何都报错", "报错"),
+    ("写进去并不拷贝", None), ("没错，会报错", "报错"),
+])
+def test_a_negated_keyword_does_not_count(answer, found):
+    kp = [{"point": "p", "keywords": ["报错"] if "报错" in answer else ["拷贝"]}]
+    hits = score(answer, kp).points[0].hits
+    assert list(hits.values()) == [found]
+
+
+def test_a_contradiction_costs_the_point_and_names_what_was_said():
+    result = score("expand 其实会拷贝数据，stride 为 0，共享存储，不拷贝", REPEAT_EXPAND[:1])
+    point = result.points[0]
+    assert point.status == "contradicted" and point.fraction == 0 and result.coverage == 0
+    assert point.contradicted == {"statement": "expand 会拷贝", "said": "expand 其实会拷贝"}
+
+
+@pytest.mark.parametrize("answer", [
+    "repeat 会拷贝，expand 不拷贝",  # the parts are in different clauses
+    "expand 不会拷贝数据",  # negated
+    "view 并不要求 contiguous",  # a negation between the parts
+    "view 不一定要求 contiguous",
+])
+def test_no_contradiction_where_the_answer_says_the_opposite(answer):
+    assert all(p.contradicted is None for p in score(answer, REPEAT_EXPAND).points), answer
+
+
+def test_a_keyword_list_counts_half():
+    result = score("stride 0 共享 不拷贝", REPEAT_EXPAND[:1])
+    assert result.points[0].weights == {"stride": 0.5, "0": 0.5, "共享": 0.5, "不拷贝": 0.5}
+    assert result.points[0].listed == ["stride", "0", "共享", "不拷贝"] and result.coverage == 0.5
+    # the same words in a sentence count in full
+    assert score("expand 把扩展维的 stride 设为 0，和原张量共享存储，不拷贝数据。", REPEAT_EXPAND[:1]).coverage == 1.0
+
+
+def test_good_inverted_and_keyword_answers_are_told_apart():
+    got = {name: score(text, REPEAT_EXPAND).coverage for name, text in samples.ANSWERS.items()}
+    assert got["good"] > 0.8, got
+    assert got["inverted"] < 0.4, got
+    assert got["keywords"] < 0.6, got
+    inverted = score(samples.INVERTED_ANSWER, REPEAT_EXPAND)
+    assert [p.status for p in inverted.points] == ["contradicted"] * 5
+
+
+def test_quoting_a_wrong_claim_to_refute_it_is_not_saying_it():
+    assert score("“view 要求 contiguous”是简化说法，真正的要求是 stride 兼容", REPEAT_EXPAND).points[3].contradicted is None
+    assert score("view 要求 contiguous", REPEAT_EXPAND).points[3].contradicted is not None
+
+
+def test_a_statement_may_carry_its_own_negation():
+    kp = [{"point": "print 会断图", "keywords": ["断图"], "contradicts": ["print 不会 断图"]}]
+    assert score("其实 print 不会断图", kp).points[0].contradicted == {"statement": "print 不会 断图", "said": "print 不会断图"}
+    assert score("print 会断图，控制流也会", kp).points[0].contradicted is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sqlite3
@@ -12,7 +13,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from verify.quiz.samples import write_sample_docs
+from verify.quiz import samples
+from verify.quiz.samples import write_interview_page, write_sample_docs
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("torch", "numpy", "jieba", "markdown", "markdown_it", "genanki")
@@ -21,15 +23,16 @@ HEAVY = ("torch", "numpy", "jieba", "markdown", "markdown_it", "genanki")
 @pytest.fixture
 def env(tmp_path):
     write_sample_docs(tmp_path / "docs")
+    write_interview_page(tmp_path / "docs")
     (tmp_path / "mkdocs.yml").write_text("site_name: sample\n", encoding="utf-8")  # the checkout the quiz finds
     e = dict(os.environ, XDG_DATA_HOME=str(tmp_path / "data"), NO_COLOR="1", TERM="dumb", COLUMNS="110",
              PYTHONPROFILEIMPORTTIME="1", PWD=str(tmp_path))
     return e
 
 
-def spawn(env, *args: str) -> pexpect.spawn:
+def spawn(env, *args: str, width: int = 110) -> pexpect.spawn:
     return pexpect.spawn(sys.executable, ["-m", "verify.cli", "quiz", *args], env=env, cwd=env["PWD"],
-                         encoding="utf-8", timeout=60, dimensions=(50, 110))
+                         encoding="utf-8", timeout=60, dimensions=(50, width))
 
 
 def imported(text: str) -> set[str]:
@@ -139,7 +142,141 @@ def test_malformed_page_fails_clearly(env, tmp_path):
 def test_anki_command(env, tmp_path):
     out = tmp_path / "deck.apkg"
     child = spawn(env, "anki", "--out", str(out))
-    child.expect("3 张笔记")
+    child.expect(r"已写出 14 张笔记（考察点 10、追问 4、预测输出 0）")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0 and out.stat().st_size > 1000
+
+
+@pytest.mark.parametrize("name, low, high", [("good", 0.8, 1.01), ("inverted", 0, 0.4), ("keywords", 0, 0.6)])
+def test_good_inverted_and_keyword_answers_in_the_terminal(env, name, low, high):
+    child = spawn(env, "mock", "-n", "1", "--tag", "stride")
+    child.expect("开始作答")
+    for line in samples.ANSWERS[name].splitlines():
+        child.sendline(line)
+    child.sendline("")
+    child.expect("回答追问")
+    child.sendline("")
+    child.expect(r"考察点覆盖率 (\d+)%")
+    shown = int(child.match.group(1)) / 100
+    assert low <= shown < high, (name, shown)
+    child.expect("提示，不是评分")  # the score is a hint beside the self-rating
+    if name == "inverted":
+        said = re.sub(r"\s+", "", child.before)
+        assert said.count("✗说反了：你说") == 5 and "你说「expand会拷贝」，这与考察点相反" in said
+    child.expect(r"自评 \[")
+    child.sendline("2")
+    child.expect(pexpect.EOF)
+
+
+def test_a_live_countdown_while_typing(env):
+    env = dict(env, TERM="xterm-256color")
+    env.pop("NO_COLOR")
+    child = spawn(env, "mock", "-n", "1", "--tag", "memory", "--seconds", "65")
+    child.expect("开始作答")
+    child.expect(r"剩余 1:0(\d)")
+    first = child.match.group(1)
+    time.sleep(2.2)
+    child.send("expand 只改 stride，")
+    child.expect("只改 stride，")
+    child.expect(r"剩余 1:0(\d)")
+    assert child.match.group(1) != first  # the clock ticked while the answer was typed
+    child.send("零拷贝。\r\r")
+    child.expect("用时 0:0")
+    child.expect("回答追问")
+    child.sendline("")
+    child.expect(r"考察点覆盖率 50%")
+    child.expect(r"自评 \[")
+    child.sendline("3")
+    child.expect(pexpect.EOF)
+
+
+LONG = "\n\n".join(f"### 第 {i} 节\n\n" + "这一节讲 stride 和存储的关系，写得很长。" * 30 for i in (1, 2, 3))
+
+
+def test_a_long_answer_folds_into_sections_and_the_link_is_a_url(env, tmp_path):
+    (tmp_path / "mkdocs.yml").write_text("site_name: sample\nsite_url: https://example.org/quiz/\n", encoding="utf-8")
+    page = tmp_path / "docs" / "questions" / "repeat-vs-expand.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("### expand\n\nexpand 只改 stride。\n\n### repeat\n\nrepeat 拷贝数据。", LONG),
+                    encoding="utf-8")
+    child = spawn(env, "cards", "-n", "1", "--tag", "stride")
+    child.expect("想好后按回车翻面")
+    child.sendline("")
+    child.expect("共 3 节，已折叠")
+    child.expect(r"\[2\] 第 2 节")
+    child.expect("输入编号展开一节")
+    assert "写得很长" not in child.before  # folded
+    child.sendline("2")
+    child.expect(r"\[2\] 第 2 节")
+    child.expect("写得很长")
+    child.expect("输入编号展开一节")
+    child.sendline("")
+    child.expect("https://example.org/quiz/questions/repeat-vs-expand/")
+    child.expect(r"自评 \[")
+    child.sendline("3")
+    child.expect(pexpect.EOF)
+
+
+def test_stats_and_help_are_in_chinese(env):
+    child = spawn(env, "stats")
+    child.expect("新卡")
+    child.expect("预测输出：已练 0 / 0 道")
+    child.expect(pexpect.EOF)
+    assert "New" not in child.before and "Learning" not in child.before
+    child = spawn(env, "mock", "--help")
+    child.expect(pexpect.EOF)
+    assert "每题限时" in child.before and "显示这段帮助并退出" in child.before and "选项" in child.before
+    assert "how many" not in child.before and "Show this message" not in child.before
+
+
+def test_import_reports_unknown_ids_and_keeps_counts(env, tmp_path):
+    from tests.test_quiz_progress import BROWSER_EXPORT  # noqa: PLC0415
+
+    file = tmp_path / "browser.json"
+    file.write_text(json.dumps(BROWSER_EXPORT), encoding="utf-8")
+    child = spawn(env, "import", str(file))
+    child.expect("已导入 1 张卡片的进度、1 条自评")
+    child.expect("跳过 1 个题库里没有的 id：<img src=x onerror=alert\\(1\\)>")
+    child.expect(pexpect.EOF)
+    child = spawn(env, "stats")
+    child.expect("学习中")
+    child.expect(pexpect.EOF)
+    file.write_text("{broken", encoding="utf-8")
+    child = spawn(env, "import", str(file))
+    child.expect("导入失败")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 2
+
+
+@pytest.mark.slow
+def test_drills_in_the_terminal(tmp_path):
+    from tests.test_quiz_site import build_sample_site  # noqa: PLC0415
+
+    root = build_sample_site(tmp_path / "site")
+    bank = json.loads((root / "site" / "quiz.json").read_text(encoding="utf-8"))
+    drills = {d["line"]: d for d in bank["drills"]}
+    e = {k: v for k, v in os.environ.items() if not k.startswith("VERIFY_")}
+    e.update(XDG_DATA_HOME=str(tmp_path / "data"), NO_COLOR="1", TERM="dumb", COLUMNS="200", PWD=str(root))
+    child = spawn(e, "drill", "-n", str(len(drills)), "--seed", "3", width=200)
+    for _ in drills:
+        child.expect(r"第 \d/\d 道 · 预测输出")
+        child.expect(r"def _\(ctx\):")
+        child.expect(r"snippets/samples/demo\.py:(\d+)")  # the panel's subtitle names the claim's line
+        d = drills[int(child.match.group(1))]
+        if d["format"] == "faster":
+            child.expect(r"哪个更快？\[1 ")
+            child.sendline(str(d["options"].index(d["faster"]) + 1))
+            child.expect("几倍")
+            child.sendline(str(d["factor"]))
+        else:
+            child.expect("你的预测：")
+            child.sendline(d["answer"] if d["format"] == "exception" else d["answer_text"])
+        child.expect("✓ 对了")
+        child.expect("观测于 " + re.escape(d["device"]))
+        child.expect(r"回车 = 良好")
+        child.sendline("")
+    child.expect("本轮小结")
+    child.expect(pexpect.EOF)
+    conn = sqlite3.connect(tmp_path / "data" / "verified-infra-interview" / "quiz.sqlite3")
+    assert sorted(conn.execute("SELECT question_id, rating FROM reviews").fetchall()) == sorted((d["id"], 3) for d in drills.values())

@@ -1,14 +1,16 @@
-"""Build the question bank from ``docs/questions/*.md``: front matter plus body sections.
+"""Build the question bank from ``docs/questions/*.md``: front matter plus body sections, and the drills.
 
 The bank is the one source for the browser quiz (``quiz.json`` and the ``quizbank`` fence), the
-terminal quiz and the Anki deck. Every page is validated; all problems are collected and raised
-once, each naming the file and the field.
+terminal quiz and the Anki deck: the questions with their answers as plain text and HTML (written
+out for a reader away from the site, :mod:`verify.quiz.reference`), the predict-the-output drills
+made from the claims (:mod:`verify.quiz.drills`), and the sentences of the claims the answers show.
+Every page is validated; all problems are collected and raised once, each naming the file and the
+field.
 """
 
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -16,13 +18,17 @@ from pathlib import Path
 from typing import Any
 
 from verify.core.errors import ClaimError
-from verify.core.pages import PageError, replace_claims
+from verify.core.pages import PageError
 from verify.core.pages import front_matter as read_front_matter
 from verify.core.pages import parse as read_page
+from verify.quiz.claims import ClaimFacts
+from verify.quiz.reference import clean, plain_text
 from verify.quiz.schema import validate_meta
 from verify.storage.fs import Memo, atomic_write_json, atomic_write_text, read_json, stamp
 
-BANK_VERSION = 1
+__all__ = ["BankError", "ClaimFacts", "build_bank", "outline", "parse_page", "plain_text", "write_quiz_json"]
+
+BANK_VERSION = 2
 SECTIONS = ("普通回答", "更好的回答", "考察点", "追问", "证据")
 
 
@@ -33,26 +39,6 @@ class BankError(ClaimError):
         super().__init__("question bank: " + str(len(problems)) + " problem(s):\n" +
                          "\n".join("  - " + p for p in problems))
         self.problems = problems
-
-
-# --- front matter -------------------------------------------------------------------------
-
-def plain_text(markdown_text: str) -> str:
-    """Markdown for a terminal or a card: admonitions turned into quotes with their title."""
-    out: list[str] = []
-    in_adm = False
-    for line in markdown_text.splitlines():
-        m = re.match(r'^(?:!!!|\?\?\?\+?)\s*(\w+)(?:\s+"([^"]*)")?\s*$', line)
-        if m:
-            in_adm = True
-            out.append(f"> **{m.group(2) or m.group(1)}**")
-            continue
-        if in_adm and (line.startswith("    ") or not line.strip()):
-            out.append(("> " + line[4:]).rstrip() if line.strip() else ">")
-            continue
-        in_adm = False
-        out.append(line)
-    return "\n".join(out).strip().rstrip(">").strip()
 
 
 # the site's block extensions, so headings inside code or callouts count as they do on the site
@@ -77,16 +63,18 @@ def _evidence_anchor(body: str) -> str:
 
 # --- the bank -----------------------------------------------------------------------------
 
-def _meta_entry(meta: dict[str, Any], where: str) -> dict[str, Any]:
+def _meta_entry(meta: dict[str, Any], where: str, site_url: str | None = None) -> dict[str, Any]:
     """The fields of a bank entry that come from the front matter alone."""
     qid = meta["id"]
     return {
         "id": qid,
         "title": meta["title"].strip(),
         "question": meta["title"].strip(),  # the H1, which must equal the title
+        "topic": meta.get("topic") or "",
         "key_points": [
             {"point": kp["point"].strip(), "keywords": [k.strip() for k in kp["keywords"]],
-             "synonyms": {k: [s.strip() for s in v] for k, v in (kp.get("synonyms") or {}).items()}}
+             "synonyms": {k: [s.strip() for s in v] for k, v in (kp.get("synonyms") or {}).items()},
+             "contradicts": [c.strip() for c in kp.get("contradicts") or []]}
             for kp in meta["key_points"]
         ],
         "follow_ups": [{"q": fu["q"].strip(), "a": fu["a"].strip()} for fu in meta["follow_ups"]],
@@ -94,6 +82,7 @@ def _meta_entry(meta: dict[str, Any], where: str) -> dict[str, Any]:
         "difficulty": meta["difficulty"],
         "sources": [{"company": s["company"], "round": s["round"]} for s in meta["sources"]],
         "url": f"questions/{qid}/",
+        "page_url": f"{site_url}questions/{qid}/" if site_url else None,  # absolute, when the site's address is known
         "file": where,
     }
 
@@ -132,8 +121,8 @@ def _where(path: Path, docs_dir: Path) -> str:
         return path.as_posix()
 
 
-def parse_page(path: Path, docs_dir: Path, *, html: bool = True,
-               sentences: Mapping[str, str] | None = None) -> tuple[dict[str, Any] | None, list[str]]:
+def parse_page(path: Path, docs_dir: Path, *, html: bool = True, sentences: Mapping[str, str] | None = None,
+               facts: ClaimFacts | None = None, site_url: str | None = None) -> tuple[dict[str, Any] | None, list[str]]:
     """One page to one bank entry, or (None, problems)."""
     where = _where(path, docs_dir)
     try:
@@ -159,17 +148,24 @@ def parse_page(path: Path, docs_dir: Path, *, html: bool = True,
             problems.append(f"{where}: section '## {title}': empty")
     if problems:
         return None, problems
-    # a claim's sentence (its statement, values filled in) stands where the page shows the claim
-    said = dict(sentences or {})
-    better, claim_ids = replace_claims(sections["更好的回答"], said.get)
-    ordinary, _ = replace_claims(sections["普通回答"], said.get)
-    entry = _meta_entry(meta, where)
+    # a claim's sentence (its statement, values filled in) stands where the page shows the claim;
+    # figures, bound values and links are written out for a reader away from the site
+    facts = facts or ClaimFacts.of_sentences(sentences)
+    entry = _meta_entry(meta, where, site_url)
+    said, values = facts.sentences, facts.values
+
+    def text(section: str, page: str | None, base: str | None) -> tuple[str, list[str]]:
+        return clean(sections[section], said, values, page, base)
+
+    better, claim_ids = text("更好的回答", entry["page_url"], site_url)
+    ordinary, _ = text("普通回答", entry["page_url"], site_url)
     anchor = _evidence_anchor(body) if html else ""
     entry.update(question=h1, ordinary_answer=plain_text(ordinary), better_answer=plain_text(better),
                  evidence_url=entry["url"] + (f"#{anchor}" if anchor else ""), claims=claim_ids)
-    if html:
-        entry["ordinary_answer_html"] = _html(ordinary)
-        entry["better_answer_html"] = _html(better)
+    if html:  # shown on the quiz page: links relative to it unless the site's address is known
+        base = site_url or "../"
+        entry["ordinary_answer_html"] = _html(text("普通回答", f"{base}{entry['url']}", base)[0])
+        entry["better_answer_html"] = _html(text("更好的回答", f"{base}{entry['url']}", base)[0])
     return entry, []
 
 
@@ -177,27 +173,31 @@ _MEMO: Memo[dict[str, Any]] = Memo()
 
 
 def build_bank(docs_dir: Path, *, html: bool = True, cache_dir: Path | None = None,
-               sentences: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """The bank, rebuilt only when a question page (or a claim's filled-in sentence) changed.
+               sentences: Mapping[str, str] | None = None, facts: ClaimFacts | None = None,
+               site_url: str | None = None) -> dict[str, Any]:
+    """The bank, rebuilt only when a question page, a claim's sentence or a drill changed.
 
-    ``sentences`` (claim id -> its statement with this build's values) stand in the answers where a
-    page shows a claim; without them the claims are left out of the answers.
+    ``facts`` (:func:`verify.quiz.claims.gather`: every claim's sentence with this build's values,
+    the pages' bound values, the drills) fill the answers where a page shows a claim or a value;
+    ``sentences`` alone is the same without values and drills; with neither, claims are left out.
+    ``site_url`` (ending in ``/``) makes every page link absolute.
 
     Remembered in the process (the quiz fence and the site hook share it) and, given the project's
     ``cache_dir``, on disk (a warm site build does not render the answers again).
     """
     docs_dir = Path(docs_dir).resolve()
+    facts = facts or ClaimFacts.of_sentences(dict(sentences or {}))
     pages = sorted((docs_dir / "questions").glob("*.md"))
     current = stamp(pages)
-    said = hashlib.sha256(json.dumps(sentences or {}, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
-    key = [str(docs_dir), html, [list(s) for s in current], said]
+    said = facts.digest()
+    key = [str(docs_dir), html, [list(s) for s in current], said, site_url, BANK_VERSION]
 
     def compute() -> dict[str, Any]:
         disk = cache_dir / f"quizbank-{'html' if html else 'text'}.json" if cache_dir else None
         cached = read_json(disk) if disk else None
         if isinstance(cached, dict) and cached.get("key") == key and isinstance(cached.get("bank"), dict):
             return cached["bank"]
-        bank = _build_bank(docs_dir, html=html, sentences=sentences)
+        bank = _build_bank(docs_dir, html=html, facts=facts, site_url=site_url)
         if disk:
             try:
                 atomic_write_json(disk, {"key": key, "bank": bank})
@@ -205,10 +205,25 @@ def build_bank(docs_dir: Path, *, html: bool = True, cache_dir: Path | None = No
                 pass
         return bank
 
-    return copy.deepcopy(_MEMO.get((str(docs_dir), html), [current, said], compute))
+    return copy.deepcopy(_MEMO.get((str(docs_dir), html), [current, said, site_url], compute))
 
 
-def _build_bank(docs_dir: Path, *, html: bool = True, sentences: Mapping[str, str] | None = None) -> dict[str, Any]:
+def _drills(facts: ClaimFacts, questions: list[dict[str, Any]], site_url: str | None) -> list[dict[str, Any]]:
+    """The facts' drills of the bank's questions, each with its question's title, tags and page."""
+    by_id = {q["id"]: q for q in questions}
+    out = []
+    for drill in facts.drills:
+        q = by_id.get(drill["question"])
+        if q is None:
+            continue
+        url = q["url"] + drill["anchor"]
+        out.append(dict(drill, title=q["title"], tags=q["tags"], topic=q["topic"], difficulty=q["difficulty"],
+                        url=url, page_url=f"{site_url}{url}" if site_url else None))
+    return sorted(out, key=lambda d: (d["question"], d["claim"]))
+
+
+def _build_bank(docs_dir: Path, *, html: bool = True, facts: ClaimFacts | None = None,
+                site_url: str | None = None) -> dict[str, Any]:
     """Every ``docs_dir/questions/*.md`` as one validated bank; raises BankError naming file and field.
 
     Args:
@@ -216,27 +231,35 @@ def _build_bank(docs_dir: Path, *, html: bool = True, sentences: Mapping[str, st
         html: also render the answers to HTML (the site needs it; the terminal does not).
     """
     docs_dir = Path(docs_dir)
+    facts = facts or ClaimFacts()
     questions: list[dict[str, Any]] = []
     problems: list[str] = []
     for path in sorted((docs_dir / "questions").glob("*.md")):
-        entry, errs = parse_page(path, docs_dir, html=html, sentences=sentences)
+        entry, errs = parse_page(path, docs_dir, html=html, facts=facts, site_url=site_url)
         problems += errs
         if entry:
             questions.append(entry)
     if problems:
         raise BankError(problems)
-    return {"version": BANK_VERSION, "questions": questions,
-            "tags": sorted({t for q in questions for t in q["tags"]})}
+    shown = {cid for q in questions for cid in q["claims"]}
+    evidence = {cid: {"sentence": facts.sentences[cid], "where": facts.where.get(cid, "")}
+                for cid in sorted(shown) if facts.sentences.get(cid)}
+    return {"version": BANK_VERSION, "questions": questions, "drills": _drills(facts, questions, site_url),
+            "evidence": evidence,
+            "tags": sorted({t for q in questions for t in q["tags"]}),
+            "topics": sorted({q["topic"] for q in questions if q["topic"]}), "site_url": site_url}
 
 
 def bank_json(bank: dict[str, Any]) -> str:
-    return json.dumps(bank, ensure_ascii=False, sort_keys=True, indent=1)
+    # compact: the bank is read by code (the browser quiz, the terminal), and a build writes it twice
+    return json.dumps(bank, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def write_quiz_json(docs_dir: Path, site_dir: Path, cache_dir: Path | None = None,
-                    sentences: Mapping[str, str] | None = None) -> Path:
+                    sentences: Mapping[str, str] | None = None, facts: ClaimFacts | None = None,
+                    site_url: str | None = None) -> Path:
     """Build the bank and write ``site_dir/quiz.json``; return the path. Raises BankError."""
-    bank = build_bank(Path(docs_dir), cache_dir=cache_dir, sentences=sentences)
+    bank = build_bank(Path(docs_dir), cache_dir=cache_dir, sentences=sentences, facts=facts, site_url=site_url)
     out = Path(site_dir) / "quiz.json"
     atomic_write_text(out, bank_json(bank))
     return out

@@ -11,7 +11,8 @@ import html
 from pathlib import Path
 
 from verify import settings as settings_mod
-from verify.quiz.bank import BankError, bank_json, build_bank
+from verify.quiz.bank import BankError, bank_json
+from verify.quiz.publish import site_bank
 from verify.site import session
 
 
@@ -26,9 +27,9 @@ def quizbank_fence(source: str, language: str, css_class: str, options: dict, md
         if key.strip() == "docs" and value.strip():
             docs = Path(value.strip())
     try:
-        # claims' sentences stand in the answers; a site without snippets (a quiz alone) has none
-        sentences = session.get().outcome.sentences() if settings.snippets_dir.is_dir() else None
-        bank = build_bank(docs, cache_dir=settings.cache_dir, sentences=sentences)
+        # claims' sentences, values and drills fill the bank; a site without snippets (a quiz alone) has none
+        outcome = session.get().outcome if settings.snippets_dir.is_dir() else None
+        bank = site_bank(settings, docs, outcome)
     except BankError as exc:
         raise SuperFencesException(str(exc)) from exc
     # "<" escaped as \u003c keeps "</script>" inside answers from closing the element; still valid JSON

@@ -33,25 +33,42 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-def claim_sentences(docs: Path) -> dict[str, str]:
-    """Every claim's sentence with the values the cache holds (nothing is run); {} where none can be read."""
+def claim_facts(docs: Path):
+    """Every claim's sentence, the pages' bound values and the drills, from what the cache holds (nothing
+    is run); empty where nothing can be read (no checkout, no snippets)."""
+    from verify.quiz.claims import ClaimFacts, gather  # noqa: PLC0415
     from verify.running import engine  # noqa: PLC0415
     from verify.settings import Settings  # noqa: PLC0415
 
     try:
-        return engine.verify(Settings.discover(docs), run=False).sentences()
+        return gather(engine.verify(Settings.discover(docs), run=False), docs)
     except (ClaimError, OSError, RuntimeError) as exc:  # no checkout, no torch: answers without claims
-        log.debug("quiz: claim sentences unavailable: %s", exc)
-        return {}
+        log.debug("quiz: claim facts unavailable: %s", exc)
+        return ClaimFacts()
 
 
-def load_bank(docs: Path | None, *, html: bool = False) -> dict[str, Any]:
-    """The validated bank, or exit 2 with every problem printed."""
+def claim_sentences(docs: Path) -> dict[str, str | None]:
+    """Every claim's sentence with the values the cache holds (None where a value was observed nowhere)."""
+    return dict(claim_facts(docs).sentences)
+
+
+def site_url(docs: Path, given: str | None = None) -> str | None:
+    """The site's address, ending in ``/``: ``given`` (an option), else ``site_url`` of the checkout's mkdocs.yml."""
+    from verify.quiz.reference import site_url as configured  # noqa: PLC0415
+
+    if given:
+        return given.rstrip("/") + "/"
+    return configured(Path(docs).resolve().parent)
+
+
+def load_bank(docs: Path | None, *, html: bool = False, url: str | None = None) -> dict[str, Any]:
+    """The validated bank (answers, drills, absolute links when the site's address is known), or exit 2
+    with every problem printed."""
     from verify.quiz.bank import BankError, build_bank  # noqa: PLC0415
 
     folder = docs_dir(docs)
     try:
-        bank = build_bank(folder, html=html, sentences=claim_sentences(folder))
+        bank = build_bank(folder, html=html, facts=claim_facts(folder), site_url=site_url(folder, url))
     except BankError as exc:
         raise _fail(str(exc)) from None
     if not bank["questions"]:

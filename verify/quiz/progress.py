@@ -1,8 +1,10 @@
 """Terminal quiz progress: FSRS cards in SQLite under the user's data directory.
 
-Card ids are derived from question ids, so editing a page or reordering the bank keeps each
-card's history. A database that SQLite cannot read is moved aside (never deleted) and a fresh
-one is started, with a message saying where the old file went.
+Card ids are derived from question (or drill) ids, so editing a page or reordering the bank keeps
+each card's history. A database that SQLite cannot read is moved aside (never deleted) and a fresh
+one is started, with a message saying where the old file went. A single row that cannot be read
+(a hand-edited or truncated card) is skipped with a message; every other card and review is kept,
+and the next review of that card writes a good row over it.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -18,6 +20,7 @@ import fsrs
 
 APP = "verified-infra-interview"
 RATINGS = {1: "重来 Again", 2: "困难 Hard", 3: "良好 Good", 4: "简单 Easy"}
+STATE_NAMES = {0: "新卡", 1: "学习中", 2: "复习", 3: "重学"}  # as the browser quiz names them
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS cards (
     question_id TEXT PRIMARY KEY,
@@ -55,6 +58,7 @@ def card_id(question_id: str) -> int:
 class Opened:
     store: Progress
     moved_aside: Path | None  # where a corrupted database went
+    skipped: list[str] = field(default_factory=list)  # rows that could not be read, each with why
 
 
 class Progress:
@@ -81,7 +85,8 @@ class Progress:
                 n += 1
             path.rename(moved)
             conn = cls._connect(path)
-        return Opened(cls(conn, path), moved)
+        store = cls(conn, path)
+        return Opened(store, moved, store.unreadable())
 
     @staticmethod
     def _connect(path: Path) -> sqlite3.Connection:
@@ -91,9 +96,7 @@ class Progress:
             if not ok or ok[0] != "ok":
                 raise sqlite3.DatabaseError(f"integrity check: {ok}")
             conn.executescript(_SCHEMA)
-            # every stored card must parse: a hand-edited or truncated row counts as corruption
-            for (text,) in conn.execute("SELECT card_json FROM cards"):
-                fsrs.Card.from_json(text)
+            conn.execute("SELECT question_id, card_json FROM cards LIMIT 1").fetchall()
             conn.commit()
         except Exception:
             conn.close()
@@ -103,9 +106,55 @@ class Progress:
     def close(self) -> None:
         self.conn.close()
 
+    def unreadable(self) -> list[str]:
+        """Rows that cannot be read, each as 'table id: why' (they are ignored, the rest is kept)."""
+        out = []
+        for qid, text in self.conn.execute("SELECT question_id, card_json FROM cards"):
+            try:
+                fsrs.Card.from_json(text)
+            except (ValueError, KeyError, TypeError) as exc:
+                out.append(f"cards {qid}: {type(exc).__name__}: {exc}"[:200])
+        for rid, qid, rating, at in self.conn.execute("SELECT id, question_id, rating, reviewed_at FROM reviews"):
+            if rating not in RATINGS or not _is_date(at):
+                out.append(f"reviews #{rid} ({qid}): rating {rating!r}, time {at!r}"[:200])
+        return out
+
     def card(self, question_id: str) -> fsrs.Card | None:
         row = self.conn.execute("SELECT card_json FROM cards WHERE question_id = ?", (question_id,)).fetchone()
-        return fsrs.Card.from_json(row[0]) if row else None
+        try:
+            return fsrs.Card.from_json(row[0]) if row else None
+        except (ValueError, KeyError, TypeError):
+            return None  # reported by unreadable() when the store was opened
+
+    def put_card(self, question_id: str, card: fsrs.Card) -> None:
+        with self.conn:
+            self.conn.execute("INSERT OR REPLACE INTO cards VALUES (?, ?, ?)", (question_id, card.card_id, card.to_json()))
+
+    def ids(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT question_id FROM cards ORDER BY question_id")]
+
+    def reviews(self, question_id: str | None = None) -> list[dict[str, object]]:
+        """Readable reviews, oldest first: {id, rating, at, coverage, seconds}."""
+        sql = "SELECT question_id, rating, coverage, seconds, reviewed_at FROM reviews"
+        rows = self.conn.execute(sql + (" WHERE question_id = ?" if question_id else "") + " ORDER BY reviewed_at, id",
+                                 (question_id,) if question_id else ()).fetchall()
+        return [{"id": q, "rating": r, "at": at, "coverage": c, "seconds": s} for q, r, c, s, at in rows
+                if r in RATINGS and _is_date(at)]
+
+    def add_review(self, question_id: str, rating: int, at: str, coverage: float | None = None,
+                   seconds: float | None = None) -> bool:
+        """Record a review made elsewhere (an import); False when this one is already here (same card,
+        rating and time to the millisecond, as the browser keeps it)."""
+        when = _parse(at)
+        for (other,) in self.conn.execute("SELECT reviewed_at FROM reviews WHERE question_id = ? AND rating = ?",
+                                          (question_id, rating)):
+            seen = _parse(other)
+            if when and seen and abs((seen - when).total_seconds()) < 0.002:
+                return False
+        with self.conn:
+            self.conn.execute("INSERT INTO reviews (question_id, rating, coverage, seconds, reviewed_at) "
+                              "VALUES (?, ?, ?, ?, ?)", (question_id, rating, coverage, seconds, at))
+        return True
 
     def review(self, question_id: str, rating: int, *, coverage: float | None = None,
                seconds: float | None = None, now: datetime | None = None) -> fsrs.Card:
@@ -136,3 +185,15 @@ class Progress:
             "SELECT question_id, AVG(coverage), COUNT(*) FROM reviews WHERE coverage IS NOT NULL "
             "GROUP BY question_id ORDER BY AVG(coverage) ASC LIMIT ?", (limit,)).fetchall()
         return [(q, float(c), int(n)) for q, c, n in rows]
+
+
+def _parse(text: object) -> datetime | None:
+    try:
+        d = datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return d if d.tzinfo else d.replace(tzinfo=timezone.utc)
+
+
+def _is_date(text: object) -> bool:
+    return _parse(text) is not None

@@ -1,4 +1,11 @@
-"""Small question pages in the real format, for the quiz's tests and a tiny demo site."""
+"""Small question pages in the real format, for the quiz's tests and a tiny demo site.
+
+Besides three short pages there is a copy of the repeat-vs-expand page's key points (as they stood
+when the scoring rules were written), with the ``contradicts`` proposed for them, and three answers
+to it that the scoring must tell apart: a good one, one with every fact inverted, and a bare keyword
+list. ``SNIPPET`` holds one claim per sample page (a fact, a performance relation, an error), so a
+tiny site built from them has drills of every kind.
+"""
 
 from __future__ import annotations
 
@@ -91,3 +98,103 @@ def write_sample_docs(docs_dir: Path) -> list[str]:
     for qid, text in pages.items():
         (qdir / f"{qid}.md").write_text(text, encoding="utf-8")
     return sorted(pages)
+
+
+# The key points of docs/questions/repeat-vs-expand.md when the scoring was tuned, each with the
+# statements proposed as contradicting it.
+REPEAT_EXPAND_KEY_POINTS = """\
+  - point: expand 只改元数据：被扩展的维 stride 为 0，和原张量共用存储，不拷贝数据
+    keywords: [stride, "0", 共享, 不拷贝]
+    synonyms: {stride: [步长, 步幅], 共享: [同一块内存, 同一存储, data_ptr], 不拷贝: [零拷贝, 不复制, 不分配]}
+    contradicts: [expand 会拷贝, expand 会复制, expand 分配新内存, expand 会分配, expand 的 stride 不变]
+  - point: repeat 真正拷贝，得到连续的新张量，内存按倍数增长
+    keywords: [拷贝, 连续, 倍数]
+    synonyms: {拷贝: [复制, copy, 新内存], 连续: [contiguous], 倍数: [按倍, 线性增长]}
+    contradicts: [repeat 不拷贝, repeat 不复制, repeat 只改 stride, repeat 共享, repeat 是 view, repeat 不分配]
+  - point: 写入 expand 结果时报不报错，看被写的那个张量有没有内部重叠（大小大于 1 的维 stride 为 0）：TensorIterator 对输出做 assert_no_internal_overlap，所以 add_ 和 CPU 张量上的 y[:, 0] = 5 报错；y[0, 0] = 100、y[0] = 行 不重叠，写穿到原张量；fill_(标量)、zero_ 不做这项检查，照样写穿
+    keywords: [重叠, 报错, 写穿, fill_]
+    synonyms: {重叠: [内部重叠, internal overlap, assert_no_internal_overlap, 同一内存, 同一地址], 报错: [RuntimeError, 异常], 写穿: [一起变, 改到原张量, 别名, 共享元素], fill_: [zero_, 不检查, 豁免]}
+    contradicts: [不会报错, 都不报错, 不会写穿, 写入 都报错, 原地 都报错, 不影响原张量]
+  - point: view 要求 stride 兼容（不只是连续）；reshape 能 view 就 view，否则拷贝；contiguous 对连续张量是空操作
+    keywords: [view, reshape, contiguous, stride]
+    synonyms: {view: [视图], reshape: [变形], contiguous: [连续化, 连续]}
+    contradicts: [view 要求 contiguous, view 要求 连续, view 必须 连续, view 必须 contiguous, reshape 总是 拷贝, reshape 一定 拷贝, contiguous 总是 拷贝]
+  - point: 复杂度：expand 是 O(1)，repeat 是 O(n)，并用测量说明
+    keywords: [O(1), O(n)]
+    synonyms: {O(1): [常数时间, 与大小无关], O(n): [线性, 随大小增长]}
+    contradicts: [expand 是 O(n), repeat 是 O(1), expand 线性, repeat 常数时间]"""
+
+GOOD_ANSWER = """\
+PyTorch 的张量是一块存储加上 shape、stride、offset 这些元数据。expand 只改元数据：被扩展的那一维 stride 设为 0，结果和原张量共享同一块存储，data_ptr 相同，不拷贝数据，所以它是 O(1) 的，和目标大小无关。
+repeat 则真正拷贝：分配新内存，把数据复制若干份，得到一个连续（contiguous）的新张量，内存按倍数增长，耗时是 O(n)，随大小增长。
+往 expand 的结果里写要小心：报不报错取决于被写的张量有没有内部重叠，也就是大小大于 1 的维 stride 为 0。add_ 会报 RuntimeError，y[:, 0] = 5 在 CPU 上也报错；y[0, 0] = 100 只写一个元素，不重叠，会写穿到原张量，所有行一起变；fill_ 和 zero_ 不做重叠检查，同样写穿。
+view 要求新形状能用现有 stride 表达，而不只是要求连续；reshape 能 view 就 view，否则拷贝；对已经 contiguous 的张量调用 contiguous 是空操作。"""
+
+INVERTED_ANSWER = """\
+expand 会拷贝数据，分配一块新内存，stride 和原来一样；repeat 不拷贝，只改 stride，和原张量共享存储。
+对 expand 的结果原地写不会报错，add_ 和 y[:, 0] = 5 都能正常执行，也不会写穿到原张量。
+view 要求张量必须 contiguous，reshape 总是拷贝。复杂度上 expand 是 O(n)，repeat 是 O(1)。"""
+
+KEYWORD_LIST = "stride 0 共享 不拷贝 拷贝 连续 倍数 重叠 报错 写穿 fill_ view reshape contiguous O(1) O(n)"
+
+ANSWERS = {"good": GOOD_ANSWER, "inverted": INVERTED_ANSWER, "keywords": KEYWORD_LIST}
+
+
+def write_interview_page(docs_dir: Path) -> str:
+    """Write ``questions/repeat-vs-expand.md`` with the frozen key points above; return its id."""
+    qdir = Path(docs_dir) / "questions"
+    qdir.mkdir(parents=True, exist_ok=True)
+    text = page("repeat-vs-expand", "torch.repeat 和 torch.expand 的区别", 2, "tensor, stride",
+                REPEAT_EXPAND_KEY_POINTS, "对 expand 的结果做 add_ 会怎样？", "报 RuntimeError：内部重叠。",
+                ordinary="expand 不拷贝数据，repeat 拷贝数据。下面带标记的句子都来自真正执行过的代码，点开句子能看到观测值。",
+                better="### expand\n\nexpand 只改 stride。\n\n### repeat\n\nrepeat 拷贝数据。")
+    (qdir / "repeat-vs-expand.md").write_text(text, encoding="utf-8")
+    return "repeat-vs-expand"
+
+
+# One claim per sample page: the drills of a tiny site (fact, perf, error, fact).
+SNIPPET = """\
+import torch
+
+from verify.claim import claim
+from verify.timing import compare, ratio
+
+
+@claim("expand-demo.demo", question="expand-demo", statement="`x.expand(4, 3)` 的 stride 是 {stride}。",
+       expect={"stride": [0, 1]})
+def _(ctx):
+    x = torch.tensor([[1, 2, 3]])
+    y = x.expand(4, 3)
+    return {"stride": y.stride()}
+
+
+@claim("compile-demo.demo", question="compile-demo", kind="perf",
+       statement="{=2000 个元素}相加，`torch.add` 比 Python 列表循环快 {speedup:x}。", expect={"speedup": {">=": 2}})
+def _(ctx):
+    a, b = torch.ones(2000), torch.ones(2000)
+    la, lb = a.tolist(), b.tolist()
+    t = compare({"python_loop": lambda: [x + y for x, y in zip(la, lb)], "torch_add": lambda: torch.add(a, b)},
+                rounds=5, warmup=1)
+    return {"speedup": ratio(t, "python_loop", "torch_add")}
+
+
+@claim("dispatch-demo.demo", question="dispatch-demo", statement="转置后的张量调用 `view(12)` 报错。",
+       raises=("RuntimeError", "view size is not compatible"))
+def _(ctx):
+    torch.ones(3, 4).t().view(12)
+
+
+@claim("repeat-vs-expand.demo", question="repeat-vs-expand", statement="`x.repeat(4, 1)` 是 contiguous 的：{contiguous}。",
+       expect={"contiguous": True})
+def _(ctx):
+    x = torch.tensor([[1, 2, 3]])
+    return {"contiguous": x.repeat(4, 1).is_contiguous()}
+"""
+
+
+def write_sample_snippets(root: Path) -> Path:
+    """Write ``snippets/samples/demo.py`` (the claims of the sample pages) under ``root``; return it."""
+    path = Path(root) / "snippets" / "samples" / "demo.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(SNIPPET, encoding="utf-8")
+    return path

@@ -7,6 +7,10 @@ from collections.abc import Callable
 from typing import Any, TypeGuard
 
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+# The syllabus' topics, in the order the site lists them.
+TOPICS = ("pytorch-internals", "cuda-gpu", "training-memory", "distributed", "serving", "model-architecture",
+          "quantization", "cpp-systems")
+_KEY_POINT_FIELDS = {"point", "keywords", "synonyms", "contradicts"}
 
 
 def _nonempty_str(v: Any) -> TypeGuard[str]:
@@ -15,6 +19,14 @@ def _nonempty_str(v: Any) -> TypeGuard[str]:
 
 def _str_list(v: Any) -> bool:
     return isinstance(v, list) and bool(v) and all(_nonempty_str(x) for x in v)
+
+
+def _quote_hint(v: Any) -> str:
+    """A hint when YAML read a number where text was meant (``[0, 65504]``): quote it."""
+    if isinstance(v, list) and any(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+        numbers = ", ".join(repr(x) for x in v if isinstance(x, (int, float)) and not isinstance(x, bool))
+        return f" (YAML read {numbers} as a number: quote it, e.g. \"0\")"
+    return ""
 
 
 def _records(meta: dict[str, Any], name: str, shape: str, bad: Callable[[str, str], None]) -> list[tuple[str, Any]]:
@@ -37,7 +49,7 @@ def _key_point(f: str, kp: Any, bad: Callable[[str, str], None]) -> None:
     if not _nonempty_str(kp.get("point")):
         bad(f + ".point", "required, a non-empty string")
     if not _str_list(kp.get("keywords")):
-        bad(f + ".keywords", "required, a non-empty list of strings")
+        bad(f + ".keywords", "required, a non-empty list of strings" + _quote_hint(kp.get("keywords")))
         return
     syn = kp.get("synonyms")
     syn = {} if syn is None else syn
@@ -48,8 +60,11 @@ def _key_point(f: str, kp: Any, bad: Callable[[str, str], None]) -> None:
         if k not in kp["keywords"]:
             bad(f + f".synonyms.{k}", f"{k!r} is not one of the keywords {kp['keywords']}")
         elif not _str_list(v):
-            bad(f + f".synonyms.{k}", "must be a non-empty list of strings")
-    extra = set(kp) - {"point", "keywords", "synonyms"}
+            bad(f + f".synonyms.{k}", "must be a non-empty list of strings" + _quote_hint(v))
+    contra = kp.get("contradicts")
+    if contra is not None and not _str_list(contra):
+        bad(f + ".contradicts", "a non-empty list of statements that contradict the point (e.g. 'expand 会拷贝')")
+    extra = set(kp) - _KEY_POINT_FIELDS
     if extra:
         bad(f, f"unknown field(s) {sorted(extra)}")
 
@@ -70,6 +85,9 @@ def validate_meta(meta: Any, where: str, stem: str) -> list[str]:
         bad("id", f"{qid!r} must equal the file name {stem!r}")
     if not _nonempty_str(meta.get("title")):
         bad("title", "required, a non-empty string")
+    topic = meta.get("topic")
+    if topic is not None and topic not in TOPICS:
+        bad("topic", f"{topic!r} is not one of {', '.join(TOPICS)}")
     for f, source in _records(meta, "sources", "{company, round}", bad):
         if not _has_strings(source, "company", "round"):
             bad(f, "needs non-empty 'company' and 'round'")

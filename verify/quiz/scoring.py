@@ -1,12 +1,24 @@
-"""Score a free-text answer by the key points (考察点) it covers.
+"""Score a free-text answer by the key points (考察点) it covers, and notice what contradicts them.
 
-A keyword counts when the keyword or one of its synonyms occurs in the answer at word
-boundaries. Chinese has no spaces, so the answer is segmented with jieba (search mode, which
-also yields the shorter words inside long ones): 「共享」 is found in 「共享内存」 but not in
-「公共享有」. Latin words need a non-letter on each side (an English plural ``s`` is allowed).
-Full-width characters and case are normalised first. A word that is only the tail of a longer
-keyword does not count (「拷贝」 in 「零拷贝」). The browser quiz implements the same rule
-with ``Intl.Segmenter``.
+The score is a hint beside the candidate's own rating, not a grade. The rules (the browser quiz,
+``docs/assets/quiz/quiz-core.js``, implements the same ones with ``Intl.Segmenter``):
+
+- Text is normalised first (NFKC, lower case). Chinese has no spaces, so it is segmented with
+  jieba (search mode, which also yields the shorter words inside long ones).
+- A keyword or one of its synonyms counts where it occurs as a word. A Latin variant needs a
+  non-letter on each side (an English plural ``s`` is allowed). A Chinese variant must *start* at
+  a word boundary (「共享」 is not in 「公共享有」); its end may fall inside a segment, because
+  segmenters glue particles to the end of an unknown word (「写|穿到」).
+- A variant negated just before it (不、没、未、无、非、别 within two characters of the same
+  clause) does not count, unless the variant says the negation itself (「不拷贝」).
+- A variant that is only the tail of a longer variant found at the same place does not count
+  (「拷贝」 in 「零拷贝」).
+- A sentence that is mostly keywords (less than a fifth of it other words) is a list, not an
+  answer: a keyword found only in lists counts half, so a keyword list never reaches full marks.
+- A key point's ``contradicts`` statements (e.g. 「expand 会拷贝」) are split at spaces into parts
+  that must occur in this order inside one clause, with no negation between them, and not inside
+  quotation marks (quoting a wrong claim to refute it is not saying it). A hit costs the whole
+  point and is shown as a mistake beside the correct statement.
 """
 
 from __future__ import annotations
@@ -17,6 +29,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 _WORD = re.compile(r"[0-9a-z_]")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+NEGATIONS = "不没未无非别"
+CLAUSE_BREAKS = "，,。；;！!？?：:、\n"
+_SENTENCES = re.compile(r"[^。！？!?；;\n]+")
+_UNITS = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[0-9a-z_]+")
+LIST_SHARE = 0.2  # below this share of other words a sentence is a list of terms
+LIST_WEIGHT = 0.5  # what a keyword found only in a list counts
 _jieba = None
 
 
@@ -72,24 +91,36 @@ def _pattern(variant: str) -> re.Pattern[str]:
     return re.compile("".join(parts))
 
 
-def spans(variant: str, text: str, bounds: set[int]) -> list[tuple[int, int]]:
-    """Where ``variant`` occurs in normalised ``text`` at word boundaries."""
+def negated(text: str, start: int) -> bool:
+    """Whether a negation stands within two characters before ``start``, in the same clause."""
+    seen = 0
+    i = start - 1
+    while i >= 0 and seen < 2:
+        ch = text[i]
+        if ch in CLAUSE_BREAKS:
+            return False
+        if not ch.isspace():
+            if ch in NEGATIONS:
+                return True
+            seen += 1
+        i -= 1
+    return False
+
+
+def spans(variant: str, text: str, bounds: set[int], guard: bool = True) -> list[tuple[int, int]]:
+    """Where ``variant`` occurs in normalised ``text`` as a word (not negated, with ``guard``)."""
     v = normalize(variant).strip()
     if not v:
         return []
     out = []
     for m in _pattern(v).finditer(text):
         s, e = m.span()
-        if _is_word(v[0]):
-            left = s == 0 or not _is_word(text[s - 1])
-        else:
-            left = s in bounds
+        left = (s == 0 or not _is_word(text[s - 1])) if _is_word(v[0]) else s in bounds
+        right = True
         if _is_word(v[-1]):
             right = e == len(text) or not _is_word(text[e]) or (
                 text[e] == "s" and (e + 1 == len(text) or not _is_word(text[e + 1])))
-        else:
-            right = e in bounds
-        if left and right:
+        if left and right and (not guard or v[0] in NEGATIONS or not negated(text, s)):
             out.append((s, e))
     return out
 
@@ -98,23 +129,103 @@ def find(variant: str, text: str, bounds: set[int]) -> bool:
     return bool(spans(variant, text, bounds))
 
 
+def _clauses(text: str) -> list[tuple[int, int]]:
+    out, start = [], 0
+    for i, ch in enumerate(text):
+        if ch in CLAUSE_BREAKS:
+            out.append((start, i))
+            start = i + 1
+    out.append((start, len(text)))
+    return [(s, e) for s, e in out if e > s]
+
+
+QUOTES = {"“": "”", "「": "」", "『": "』", "‘": "’", '"': '"'}
+
+
+def quoted(text: str) -> list[tuple[int, int]]:
+    """The spans of ``text`` inside quotation marks (an unclosed quote runs to the end)."""
+    out, start, close = [], 0, None
+    for i, ch in enumerate(text):
+        if close is None and ch in QUOTES:
+            start, close = i, QUOTES[ch]
+        elif close is not None and ch == close:
+            out.append((start, i + 1))
+            close = None
+    if close is not None:
+        out.append((start, len(text)))
+    return out
+
+
+def contradiction(statement: str, text: str, bounds: set[int]) -> tuple[int, int] | None:
+    """Where ``statement``'s parts occur in order inside one clause of ``text``, no negation between
+    them, outside quotation marks."""
+    parts = normalize(statement).split()
+    if not parts:
+        return None
+    quotes = quoted(text)
+    # the first part must not be negated; the others may follow the statement's own negation
+    # (「print 不会 断图」), but no negation may stand between two parts
+    found = {(k == 0, p): [(s, e) for s, e in spans(p, text, bounds, guard=k == 0)
+                           if not any(qs <= s < qe for qs, qe in quotes)] for k, p in enumerate(parts)}
+    for cs, ce in _clauses(text):
+        pos, first = cs, None
+        for k, part in enumerate(parts):
+            hit = next(((s, e) for s, e in found[(k == 0, part)] if s >= pos and e <= ce), None)
+            if hit is None or (first is not None and any(ch in NEGATIONS for ch in text[pos:hit[0]])):
+                break
+            first = hit[0] if first is None else first
+            pos = hit[1]
+        else:
+            return (cs if first is None else first, pos)
+    return None
+
+
+def _list_sentences(text: str, covered: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sentences in which less than LIST_SHARE of the words are not keywords."""
+    out = []
+    for m in _SENTENCES.finditer(text):
+        s, e = m.span()
+        total = len(_UNITS.findall(text[s:e]))
+        if not total:
+            continue
+        chars = list(text[s:e])
+        for cs, ce in covered:
+            for i in range(max(cs, s), min(ce, e)):
+                chars[i - s] = " "
+        if len(_UNITS.findall("".join(chars))) < LIST_SHARE * total:
+            out.append((s, e))
+    return out
+
+
 @dataclass
 class PointScore:
     point: str
     hits: dict[str, str | None]  # keyword -> the variant found, or None
+    weights: dict[str, float] = field(default_factory=dict)  # keyword -> 1 (in a sentence), 0.5 (only in a list), 0
+    contradicted: dict[str, str] | None = None  # {"statement": ..., "said": the words of the answer}
 
     @property
     def fraction(self) -> float:
-        return sum(v is not None for v in self.hits.values()) / len(self.hits)
+        if self.contradicted:
+            return 0.0
+        weights = self.weights or {k: float(v is not None) for k, v in self.hits.items()}
+        return sum(weights.values()) / len(self.hits)
 
     @property
     def status(self) -> str:
+        if self.contradicted:
+            return "contradicted"
         f = self.fraction
         return "covered" if f == 1 else ("partial" if f > 0 else "missed")
 
     @property
     def missing(self) -> list[str]:
         return [k for k, v in self.hits.items() if v is None]
+
+    @property
+    def listed(self) -> list[str]:
+        """Keywords found only in a list of terms, not in a sentence."""
+        return [k for k, w in self.weights.items() if 0 < w < 1]
 
 
 @dataclass
@@ -123,21 +234,17 @@ class Score:
 
     @property
     def coverage(self) -> float:
-        """Mean over key points of the fraction of their keywords found, 0..1."""
+        """Mean over key points of the share of their keywords found, 0..1 (0 for a contradicted point)."""
         return sum(p.fraction for p in self.points) / len(self.points) if self.points else 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {"coverage": round(self.coverage, 4),
-                "points": [{"point": p.point, "status": p.status, "hits": p.hits} for p in self.points]}
+                "points": [{"point": p.point, "status": p.status, "hits": p.hits, "listed": p.listed,
+                            "contradicted": p.contradicted} for p in self.points]}
 
 
 def score(answer: str, key_points: list[dict[str, Any]]) -> Score:
-    """Score ``answer`` against a question's key points (as in the bank).
-
-    A variant found only as the tail of a longer keyword (拷贝 in 零拷贝, 连续 in 不连续) does
-    not count, so saying 「零拷贝」 does not also earn a point about copying. 共享 in 共享内存
-    still counts.
-    """
+    """Score ``answer`` against a question's key points (as in the bank)."""
     text = normalize(answer)
     bounds = boundaries(text) if text.strip() else {0}
     found: list[tuple[int, int, str, str]] = []  # (start, end, keyword, variant) over every key point
@@ -147,17 +254,38 @@ def score(answer: str, key_points: list[dict[str, Any]]) -> Score:
                 found += [(s, e, kw, variant) for s, e in spans(variant, text, bounds)]
 
     def shadowed(s: int, e: int) -> bool:
-        # a longer keyword ending at the same place adds a prefix, in Chinese usually a negation
+        # a longer variant ending at the same place adds a prefix, in Chinese usually a negation
         return any(s2 < s and e == e2 for s2, e2, _, _ in found)
+
+    lists = _list_sentences(text, [(s, e) for s, e, _, _ in found])
+
+    def weight(s: int) -> float:
+        return LIST_WEIGHT if any(ls <= s < le for ls, le in lists) else 1.0
 
     out = Score()
     for kp in key_points:
         hits: dict[str, str | None] = {}
+        weights: dict[str, float] = {}
         for kw in kp["keywords"]:
-            hits[kw] = None
+            hits[kw], weights[kw] = None, 0.0
             for variant in [kw, *kp.get("synonyms", {}).get(kw, [])]:
-                if any(k == kw and v == variant and not shadowed(s, e) for s, e, k, v in found):
+                places = [s for s, e, k, v in found if k == kw and v == variant and not shadowed(s, e)]
+                if places and hits[kw] is None:
                     hits[kw] = variant
-                    break
-        out.points.append(PointScore(kp["point"], hits))
+                if places:
+                    weights[kw] = max(weights[kw], *(weight(s) for s in places))
+        said = None
+        for statement in kp.get("contradicts") or []:
+            where = contradiction(statement, text, bounds)
+            if where:
+                said = {"statement": statement, "said": answer_slice(answer, text, where)}
+                break
+        out.points.append(PointScore(kp["point"], hits, weights, said))
     return out
+
+
+def answer_slice(answer: str, text: str, where: tuple[int, int]) -> str:
+    """The words of the answer at ``where`` (positions in its normalised text, which NFKC may shift)."""
+    if len(text) == len(answer):
+        return answer[where[0]:where[1]]
+    return text[where[0]:where[1]]

@@ -1,4 +1,4 @@
-"""``verify quiz``: the mock interview and flashcards in a terminal, and the Anki export.
+"""``verify quiz``: the mock interview, flashcards and drills in a terminal, progress files, the Anki export.
 
 Only typer and rich are imported at module level: the quiz shows its first question well under
 half a second after the command starts and never imports torch. jieba's dictionary loads in a
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -16,23 +17,46 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.panel import Panel
-from rich.table import Table
 
-from verify.quiz.loading import Answers, load_bank, load_outline
+from verify.quiz import tui
+from verify.quiz.liveinput import clock, read_answer
+from verify.quiz.loading import Answers, load_outline
 
-quiz_app = typer.Typer(help="模拟面试与闪卡（终端），以及导出 Anki 牌组。", no_args_is_help=True,
-                       add_completion=False)
-console = Console(highlight=False)
+console = tui.console
+quiz_app = typer.Typer(help="模拟面试、闪卡和预测输出练习（终端），进度文件的导入导出，以及 Anki 牌组。",
+                       no_args_is_help=True, add_completion=False)
 
-NOpt = Annotated[int, typer.Option("--n", "-n", help="how many questions")]
-TagOpt = Annotated[list[str], typer.Option("--tag", help="only questions with this tag (repeatable)")]
-DiffOpt = Annotated[str | None, typer.Option("--difficulty", help="a level or a range: 2, 1-3")]
-DueOpt = Annotated[bool, typer.Option("--due", help="only cards that are due for review")]
-DbOpt = Annotated[Path | None, typer.Option("--db", help="progress database (default: the user's data dir)")]
-SeedOpt = Annotated[int | None, typer.Option("--seed", help="random seed, for a repeatable order")]
-DocsOpt = Annotated[Path | None, typer.Option("--docs", help="docs folder holding questions/*.md")]
+NOpt = Annotated[int, typer.Option("--n", "-n", help="练几道")]
+TagOpt = Annotated[list[str], typer.Option("--tag", help="只练带这个标签的题（可重复）")]
+DiffOpt = Annotated[str | None, typer.Option("--difficulty", help="难度：一个数或一段，如 2、1-3")]
+DueOpt = Annotated[bool, typer.Option("--due", help="只练到期该复习的")]
+DbOpt = Annotated[Path | None, typer.Option("--db", help="进度数据库（默认在用户数据目录下）")]
+SeedOpt = Annotated[int | None, typer.Option("--seed", help="随机种子，让顺序可重复")]
+DocsOpt = Annotated[Path | None, typer.Option("--docs", help="放 questions/*.md 的 docs 目录")]
+UrlOpt = Annotated[str | None, typer.Option("--site-url", help="站点地址，让链接成为完整网址（默认读 mkdocs.yml 的 site_url）")]
+
+
+def _chinese_help() -> None:
+    """Chinese titles and help for ``--help`` (imported only when help is asked for: not on the start path)."""
+    import typer.rich_utils as ru  # noqa: PLC0415
+
+    ru.OPTIONS_PANEL_TITLE, ru.COMMANDS_PANEL_TITLE, ru.ARGUMENTS_PANEL_TITLE = "选项", "命令", "参数"
+    core = getattr(typer, "core", None)
+    command = getattr(core, "TyperCommand", None)
+    for cls in {c for c in (command, getattr(core, "TyperGroup", None)) if c is not None}:
+        original = cls.get_help_option
+
+        def get_help_option(self, ctx, _original=original):  # type: ignore[no-untyped-def]
+            option = _original(self, ctx)
+            if option is not None:
+                option.help = "显示这段帮助并退出。"
+            return option
+
+        cls.get_help_option = get_help_option
+
+
+if "--help" in sys.argv or "-h" in sys.argv:
+    _chinese_help()
 
 
 def _difficulty_range(spec: str | None) -> tuple[int, int]:
@@ -42,7 +66,7 @@ def _difficulty_range(spec: str | None) -> tuple[int, int]:
         lo, _, hi = spec.partition("-")
         return int(lo), int(hi or lo)
     except ValueError:
-        raise typer.BadParameter(f"expected 2 or 1-3, got {spec!r}", param_hint="--difficulty") from None
+        raise typer.BadParameter(f"应为 2 或 1-3 这样的写法，而不是 {spec!r}", param_hint="--difficulty") from None
 
 
 def _open_progress(db: Path | None):
@@ -52,13 +76,16 @@ def _open_progress(db: Path | None):
     if opened.moved_aside:
         console.print(f"进度数据库已损坏，无法读取：已移到 {opened.moved_aside}，并新建了一个空的进度库。",
                       style="yellow", markup=False)
+    if opened.skipped:
+        console.print(f"进度库里有 {len(opened.skipped)} 行无法读取，已跳过（其余进度都保留）：" +
+                      "；".join(opened.skipped[:5]), style="yellow", markup=False)
     return opened.store
 
 
-def _pick(questions, store, n: int, tags: list[str], difficulty: str | None, due: bool,
+def _pick(items, store, n: int, tags: list[str], difficulty: str | None, due: bool,
           seed: int | None) -> list[dict[str, Any]]:
     lo, hi = _difficulty_range(difficulty)
-    pool = [q for q in questions if lo <= q["difficulty"] <= hi and (not tags or set(tags) & set(q["tags"]))]
+    pool = [q for q in items if lo <= q["difficulty"] <= hi and (not tags or set(tags) & set(q["tags"]))]
     by_id = {q["id"]: q for q in pool}
     rng = random.Random(seed)
     due_ids = store.due(list(by_id))
@@ -72,27 +99,13 @@ def _pick(questions, store, n: int, tags: list[str], difficulty: str | None, due
     return ([by_id[i] for i in due_ids] + new + rest)[:n]
 
 
-def _read_answer(prompt: str) -> str:
-    """Lines until an empty line; EOF ends the quiz."""
-    console.print(prompt, style="dim", markup=False)
-    lines: list[str] = []
-    while True:
-        line = input("> " if not lines else "  ")
-        if not line.strip():
-            return "\n".join(lines).strip()
-        lines.append(line)
-
-
-def _clock(seconds: float) -> str:
-    return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
-
-
-def _rate(store, qid: str, coverage: float | None, seconds: float | None) -> int:
+def _rate(store, qid: str, coverage: float | None, seconds: float | None, default: int | None = None) -> int:
     from verify.quiz.progress import RATINGS  # noqa: PLC0415
 
     choices = " / ".join(f"{k} {v}" for k, v in RATINGS.items())
+    suggestion = f"（回车 = {RATINGS[default]}）" if default else ""
     while True:
-        raw = input(f"自评 [{choices}]: ").strip()
+        raw = input(f"自评 [{choices}]{suggestion}: ").strip() or (str(default) if default else "")
         if raw in ("1", "2", "3", "4"):
             card = store.review(qid, int(raw), coverage=coverage, seconds=seconds)
             local = card.due.astimezone()
@@ -101,47 +114,16 @@ def _rate(store, qid: str, coverage: float | None, seconds: float | None) -> int
         console.print("请输入 1、2、3 或 4。", style="yellow")
 
 
-def _header(i: int, n: int, q: dict[str, Any]) -> Panel:
-    meta = f"第 {i}/{n} 题 · 难度 {q['difficulty']} · " + " ".join(f"#{t}" for t in q["tags"])
-    src = "；".join(f"{s['company']} {s['round']}" for s in q["sources"])
-    body = q["question"] + f"\n\n来源：{src}"
-    return Panel(body, title=meta, title_align="left", border_style="cyan")
-
-
-def _ask(i: int, n: int, q: dict[str, Any], answers: Answers) -> None:
-    console.print(_header(i, n, q))
-    answers.start()  # the page bodies are read while the candidate thinks
-
-
-def _show_answers(q: dict[str, Any], answers: Answers) -> None:
-    from rich.markdown import Markdown  # noqa: PLC0415  (markdown-it: not on the start path)
-
-    q = answers.of(q["id"])
-    console.print(Panel(Markdown(q["ordinary_answer"]), title="普通回答", title_align="left", border_style="dim"))
-    console.print(Panel(Markdown(q["better_answer"]), title="更好的回答", title_align="left", border_style="green"))
-    console.print(f"页面与证据：{q['url']}（{q['file']}）", style="dim", markup=False)
-
-
-def _show_score(q: dict[str, Any], result) -> None:
-    table = Table("考察点", "覆盖", "命中 / 遗漏", title=f"考察点覆盖率 {result.coverage:.0%}", title_justify="left")
-    mark = {"covered": "[green]✓ 覆盖[/]", "partial": "[yellow]◐ 部分[/]", "missed": "[red]✗ 遗漏[/]"}
-    for p in result.points:
-        hit = "、".join(f"{k}（{v}）" if v != k else k for k, v in p.hits.items() if v)
-        miss = "、".join(p.missing)
-        table.add_row(p.point, mark[p.status], (f"命中 {hit}" if hit else "") + ("  " if hit and miss else "")
-                      + (f"遗漏 {miss}" if miss else ""))
-    console.print(table)
-
-
 def _summary(rows: list[dict[str, Any]], mock: bool) -> None:
     if not rows:
         return
-    table = Table("题目", "覆盖率" if mock else "", "用时" if mock else "", "自评", title="本轮小结",
-                  title_justify="left")
+    from rich.table import Table  # noqa: PLC0415
+
     from verify.quiz.progress import RATINGS  # noqa: PLC0415
 
+    table = Table("题目", "覆盖率" if mock else "", "用时" if mock else "", "自评", title="本轮小结", title_justify="left")
     for r in rows:
-        table.add_row(r["q"]["title"], f"{r['coverage']:.0%}" if mock else "", _clock(r["seconds"]) if mock else "",
+        table.add_row(r["q"]["title"], f"{r['coverage']:.0%}" if mock else "", clock(r["seconds"]) if mock else "",
                       RATINGS[r["rating"]])
     console.print(table)
     if not mock:
@@ -151,7 +133,7 @@ def _summary(rows: list[dict[str, Any]], mock: bool) -> None:
     if weak:
         console.print("最薄弱的考察点：", style="bold")
         for frac, point, q in weak[:5]:
-            console.print(f"  {frac:.0%}  {point}  → {q['url']}", markup=False)
+            console.print(f"  {frac:.0%}  {point}  → {q.get('page_url') or q['url']}", markup=False)
     else:
         console.print("所有考察点都覆盖到了。", style="green")
 
@@ -184,9 +166,9 @@ def _start(docs: Path | None, db: Path | None, n: int, tag: list[str], difficult
 
 @quiz_app.command()
 def mock(n: NOpt = 5, tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOpt = False,  # noqa: B006
-         seconds: Annotated[int, typer.Option(help="time per question, in seconds")] = 180,
+         seconds: Annotated[int, typer.Option(help="每题限时（秒）")] = 180,
          db: DbOpt = None, seed: SeedOpt = None, docs: DocsOpt = None) -> None:
-    """模拟面试：计时作答、追问、考察点覆盖率、参考答案、自评（FSRS 安排复习）。"""
+    """模拟面试：倒计时作答、追问、考察点覆盖率（只是提示）、参考答案、自评（FSRS 安排复习）。"""
     opened = _start(docs, db, n, tag, difficulty, due, seed)
     if opened is None:
         return
@@ -198,32 +180,34 @@ def mock(n: NOpt = 5, tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOpt 
     rows: list[dict[str, Any]] = []
     with _session(store, rows, mock=True):
         for i, q in enumerate(picked, 1):
-            _ask(i, len(picked), q, answers)
-            console.print(f"限时 {_clock(seconds)}。用自己的话回答，空行结束。", style="bold")
+            console.print(tui.header(i, len(picked), q))
+            answers.start()  # the page bodies are read while the candidate thinks
+            console.print(f"限时 {clock(seconds)}。用自己的话回答，空行结束。", style="bold")
             if not warm.is_alive() and i == 1:
                 warm.start()
             start = time.monotonic()
-            answer = _read_answer("开始作答：")
+            answer = read_answer(console, "开始作答：", seconds, start)
             took = time.monotonic() - start
             over = took > seconds
-            console.print(f"用时 {_clock(took)}" + ("（超时）" if over else ""), style="red" if over else "dim",
+            console.print(f"用时 {clock(took)}" + ("（超时）" if over else ""), style="red" if over else "dim",
                           markup=False)
             fu = rng.choice(q["follow_ups"])
-            console.print(Panel(fu["q"], title="追问", title_align="left", border_style="magenta"))
-            follow = _read_answer("回答追问：")
+            console.print(tui.Panel(fu["q"], title="追问", title_align="left", border_style="magenta"))
+            follow = read_answer(console, "回答追问：")
             warm.join()
-            result = scoring.score(answer + "\n" + follow, q["key_points"])
-            _show_score(q, result)
-            _show_answers(q, answers)
-            console.print(Panel(fu["a"], title="追问参考", title_align="left", border_style="magenta"))
+            full = answers.of(q["id"])
+            result = scoring.score(answer + "\n" + follow, full["key_points"])
+            tui.score_table(result)
+            tui.show_answers(full)
+            console.print(tui.Panel(fu["a"], title="追问参考", title_align="left", border_style="magenta"))
             rating = _rate(store, q["id"], result.coverage, took)
-            rows.append({"q": q, "coverage": result.coverage, "seconds": took, "rating": rating, "score": result})
+            rows.append({"q": full, "coverage": result.coverage, "seconds": took, "rating": rating, "score": result})
 
 
 @quiz_app.command()
 def cards(n: NOpt = 10, tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOpt = False,  # noqa: B006
           db: DbOpt = None, seed: SeedOpt = None, docs: DocsOpt = None) -> None:
-    """闪卡：看题、回想、翻面对照普通回答与更好的回答、自评。"""
+    """闪卡：看题、回想、翻面对照普通回答与更好的回答（按节折叠）、自评。"""
     opened = _start(docs, db, n, tag, difficulty, due, seed)
     if opened is None:
         return
@@ -231,37 +215,13 @@ def cards(n: NOpt = 10, tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOp
     rows: list[dict[str, Any]] = []
     with _session(store, rows, mock=False):
         for i, q in enumerate(picked, 1):
-            _ask(i, len(picked), q, answers)
+            console.print(tui.header(i, len(picked), q))
+            answers.start()
             input("想好后按回车翻面 ")
-            _show_answers(q, answers)
-            console.print("考察点：\n" + "\n".join(f"  • {kp['point']}" for kp in q["key_points"]), markup=False)
-            rows.append({"q": q, "rating": _rate(store, q["id"], None, None)})
+            full = answers.of(q["id"])
+            tui.show_answers(full)
+            console.print("考察点：\n" + "\n".join(f"  • {kp['point']}" for kp in full["key_points"]), markup=False)
+            rows.append({"q": full, "rating": _rate(store, q["id"], None, None)})
 
 
-@quiz_app.command()
-def stats(db: DbOpt = None, docs: DocsOpt = None) -> None:
-    """复习进度：每张卡片的下次复习时间与平均覆盖率。"""
-    questions = load_bank(docs)["questions"]
-    store = _open_progress(db)
-    weak = {q: (c, n) for q, c, n in store.weakest(limit=1000)}
-    table = Table("题目", "状态", "下次复习", "平均覆盖率", "次数", title=f"进度：{store.path}")
-    for q in questions:
-        card = store.card(q["id"])
-        c, n = weak.get(q["id"], (None, 0))
-        table.add_row(q["title"], card.state.name if card else "New",
-                      f"{card.due.astimezone():%Y-%m-%d %H:%M}" if card else "-",
-                      f"{c:.0%}" if c is not None else "-", str(n))
-    console.print(table)
-    store.close()
-
-
-@quiz_app.command()
-def anki(out: Annotated[Path, typer.Option("--out", "-o", help="the .apkg to write")] = Path("interview-quiz.apkg"),
-         site_url: Annotated[str | None, typer.Option(help="the published site, to make links absolute")] = None,
-         docs: DocsOpt = None) -> None:
-    """导出 Anki 牌组（.apkg）：按题目 id 生成稳定的 GUID，重新导出会更新而不是重复。"""
-    from verify.quiz.anki import export  # noqa: PLC0415
-
-    bank = load_bank(docs, html=True)  # HTML for the card backs
-    path = export(bank, out, site_url=site_url)
-    console.print(f"已写出 {path}：{len(bank['questions'])} 张笔记。", markup=False)
+from verify.quiz import commands  # noqa: E402,F401  (drill, stats, import, export, anki: registered on quiz_app)

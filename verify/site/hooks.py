@@ -1,7 +1,7 @@
 """MkDocs hook: write the machine-readable files of the site after the pages are built.
 
 Rendering does not depend on this hook (Zensical ignores ``hooks:`` and still renders every
-badge); the hook only adds ``evidence.json`` (the ledger) and ``quiz.json`` to the built site.
+badge); the hook only adds ``evidence.json`` (the ledger), ``quiz.json`` and the Anki deck to the built site.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from mkdocs.exceptions import PluginError
 
 from verify import settings as settings_mod
 from verify.core.errors import ClaimError
-from verify.quiz import bank
+from verify.quiz import publish
 from verify.settings import Settings
 from verify.site import session
 from verify.storage.fs import atomic_write_text
@@ -45,6 +45,6 @@ def on_post_build(config: Any, **kwargs: Any) -> None:
     try:
         sess = session.get()
         atomic_write_text(site / "evidence.json", json.dumps(ledger_document(sess), ensure_ascii=False, indent=1))
-        bank.write_quiz_json(Path(config["docs_dir"]), site, sess.settings.cache_dir, sess.outcome.sentences())
+        publish.write(sess.settings, Path(config["docs_dir"]), site, sess.outcome, config.get("site_url"))
     except ClaimError as exc:  # a clean message naming the file, not a traceback
         raise PluginError(str(exc)) from exc

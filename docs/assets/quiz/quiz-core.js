@@ -1,0 +1,256 @@
+/* 模拟面试的规则（无 DOM）：考察点打分、预测输出的判定、进度文件的校验与合并。
+ *
+ * The same rules as verify/quiz/scoring.py, verify/quiz/drillcheck.py and verify/quiz/transfer.py
+ * (the tests compare them on the same answers); Chinese is segmented with Intl.Segmenter where the
+ * terminal uses jieba. Exposed as window.QuizCore.
+ */
+(function () {
+  "use strict";
+
+  // ---- scoring -------------------------------------------------------------------------------
+  var WORD = /[0-9a-z_]/;
+  var CJK = /[\u3400-\u9fff\uf900-\ufaff]/;
+  var NEGATIONS = "不没未无非别";
+  var CLAUSE_BREAKS = "，,。；;！!？?：:、\n";
+  var LIST_SHARE = 0.2, LIST_WEIGHT = 0.5;
+  var segmenter = (typeof Intl !== "undefined" && Intl.Segmenter) ? new Intl.Segmenter("zh", { granularity: "word" }) : null;
+
+  function normalize(s) { return String(s).normalize("NFKC").toLowerCase(); }
+  function isWord(ch) { return WORD.test(ch); }
+  function boundaries(text) {
+    var b = new Set([0, text.length]);
+    if (!segmenter) { for (var i = 0; i <= text.length; i++) b.add(i); return b; }
+    for (const seg of segmenter.segment(text)) {
+      b.add(seg.index); b.add(seg.index + seg.segment.length);
+      // a long Chinese word is usually a compound (共享内存): its inner positions count too,
+      // as jieba's search mode yields the shorter words inside it
+      if (seg.segment.length >= 3 && CJK.test(seg.segment)) {
+        for (var k = 1; k < seg.segment.length; k++) b.add(seg.index + k);
+      }
+    }
+    return b;
+  }
+  function pattern(v) {
+    var parts = [], prev = "";
+    for (const ch of v) {
+      if (/\s/.test(ch)) { if (parts.length && parts[parts.length - 1] !== "\\s*") parts.push("\\s*"); prev = ""; continue; }
+      if (prev && isWord(prev) !== isWord(ch) && parts[parts.length - 1] !== "\\s*") parts.push("\\s*");
+      parts.push(ch.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&"));
+      prev = ch;
+    }
+    return new RegExp(parts.join(""), "g");
+  }
+  function negated(text, start) {
+    var seen = 0;
+    for (var i = start - 1; i >= 0 && seen < 2; i--) {
+      var ch = text[i];
+      if (CLAUSE_BREAKS.indexOf(ch) >= 0) return false;
+      if (!/\s/.test(ch)) { if (NEGATIONS.indexOf(ch) >= 0) return true; seen++; }
+    }
+    return false;
+  }
+  function spans(variant, text, bounds, guard) {
+    var v = normalize(variant).trim(), out = [];
+    if (!v) return out;
+    var re = pattern(v), m;
+    while ((m = re.exec(text)) !== null) {
+      var s = m.index, e = s + m[0].length;
+      if (m[0].length === 0) { re.lastIndex++; continue; }
+      var left = isWord(v[0]) ? (s === 0 || !isWord(text[s - 1])) : bounds.has(s);
+      var right = !isWord(v[v.length - 1]) ||
+        (e === text.length || !isWord(text[e]) || (text[e] === "s" && (e + 1 === text.length || !isWord(text[e + 1]))));
+      if (left && right && (guard === false || NEGATIONS.indexOf(v[0]) >= 0 || !negated(text, s))) out.push([s, e]);
+      re.lastIndex = s + 1;
+    }
+    return out;
+  }
+  function clauses(text) {
+    var out = [], start = 0;
+    for (var i = 0; i < text.length; i++) {
+      if (CLAUSE_BREAKS.indexOf(text[i]) >= 0) { if (i > start) out.push([start, i]); start = i + 1; }
+    }
+    if (text.length > start) out.push([start, text.length]);
+    return out;
+  }
+  var QUOTES = { "“": "”", "「": "」", "『": "』", "‘": "’", '"': '"' };
+  function quoted(text) {
+    var out = [], start = 0, close = null;
+    for (var i = 0; i < text.length; i++) {
+      var ch = text[i];
+      if (close === null && QUOTES[ch]) { start = i; close = QUOTES[ch]; } else if (close !== null && ch === close) { out.push([start, i + 1]); close = null; }
+    }
+    if (close !== null) out.push([start, text.length]);
+    return out;
+  }
+  function contradiction(statement, text, bounds) {
+    var parts = normalize(statement).trim().split(/\s+/).filter(Boolean);
+    if (!parts.length) return null;
+    // the first part must not be negated; the others may follow the statement's own negation
+    // (「print 不会 断图」), but no negation may stand between two parts
+    var quotes = quoted(text), found = {};
+    parts.forEach(function (p, k) {
+      var key = (k === 0) + "|" + p;
+      if (!found[key]) found[key] = spans(p, text, bounds, k === 0).filter(function (sp) { return !quotes.some(function (q) { return q[0] <= sp[0] && sp[0] < q[1]; }); });
+    });
+    var cl = clauses(text);
+    for (var c = 0; c < cl.length; c++) {
+      var pos = cl[c][0], ce = cl[c][1], first = null, ok = true;
+      for (var k = 0; k < parts.length; k++) {
+        var hit = found[(k === 0) + "|" + parts[k]].find(function (sp) { return sp[0] >= pos && sp[1] <= ce; });
+        if (!hit) { ok = false; break; }
+        if (first !== null) {
+          var gap = text.slice(pos, hit[0]);
+          if (Array.from(gap).some(function (ch) { return NEGATIONS.indexOf(ch) >= 0; })) { ok = false; break; }
+        }
+        if (first === null) first = hit[0];
+        pos = hit[1];
+      }
+      if (ok) return [first === null ? cl[c][0] : first, pos];
+    }
+    return null;
+  }
+  function units(s) { return (s.match(/[\u3400-\u9fff\uf900-\ufaff]|[0-9a-z_]+/g) || []).length; }
+  function listSentences(text, covered) {
+    var out = [], re = /[^。！？!?；;\n]+/g, m;
+    while ((m = re.exec(text)) !== null) {
+      var s = m.index, e = s + m[0].length, total = units(m[0]);
+      if (!total) continue;
+      var chars = Array.from({ length: e - s }, function (_, i) { return text[s + i]; });
+      covered.forEach(function (c) { for (var i = Math.max(c[0], s); i < Math.min(c[1], e); i++) chars[i - s] = " "; });
+      if (units(chars.join("")) < LIST_SHARE * total) out.push([s, e]);
+    }
+    return out;
+  }
+  function variantsOf(kp, kw) { return [kw].concat((kp.synonyms || {})[kw] || []); }
+
+  /** The same result as verify.quiz.scoring.score(answer, key_points).to_dict(), plus fractions. */
+  function score(answer, keyPoints) {
+    var text = normalize(answer);
+    var bounds = boundaries(text);
+    var found = [];  // [start, end, keyword, variant] over every key point
+    keyPoints.forEach(function (kp) {
+      kp.keywords.forEach(function (kw) {
+        variantsOf(kp, kw).forEach(function (v) {
+          spans(v, text, bounds).forEach(function (sp) { found.push([sp[0], sp[1], kw, v]); });
+        });
+      });
+    });
+    // a longer variant ending at the same place adds a prefix, in Chinese usually a negation (零拷贝)
+    function shadowed(s, e) { return found.some(function (f) { return f[0] < s && f[1] === e; }); }
+    var lists = listSentences(text, found.map(function (f) { return [f[0], f[1]]; }));
+    function weight(s) { return lists.some(function (l) { return l[0] <= s && s < l[1]; }) ? LIST_WEIGHT : 1; }
+    var points = keyPoints.map(function (kp) {
+      var hits = {}, weights = {}, sum = 0;
+      kp.keywords.forEach(function (kw) {
+        hits[kw] = null; weights[kw] = 0;
+        variantsOf(kp, kw).forEach(function (v) {
+          var places = found.filter(function (f) { return f[2] === kw && f[3] === v && !shadowed(f[0], f[1]); });
+          if (places.length && hits[kw] === null) hits[kw] = v;
+          places.forEach(function (f) { weights[kw] = Math.max(weights[kw], weight(f[0])); });
+        });
+        sum += weights[kw];
+      });
+      var said = null;
+      (kp.contradicts || []).some(function (st) {
+        var where = contradiction(st, text, bounds);
+        if (where) said = { statement: st, said: text.length === answer.length ? answer.slice(where[0], where[1]) : text.slice(where[0], where[1]) };
+        return !!where;
+      });
+      var fraction = said ? 0 : sum / kp.keywords.length;
+      var listed = kp.keywords.filter(function (k) { return weights[k] > 0 && weights[k] < 1; });
+      var status = said ? "contradicted" : (fraction === 1 ? "covered" : (fraction > 0 ? "partial" : "missed"));
+      return { point: kp.point, hits: hits, fraction: fraction, status: status, listed: listed, contradicted: said };
+    });
+    var coverage = points.length ? points.reduce(function (a, p) { return a + p.fraction; }, 0) / points.length : 0;
+    return { coverage: coverage, points: points };
+  }
+
+  // ---- predict-the-output drills -------------------------------------------------------------
+  var TRUE = ["true", "是", "对", "真", "yes", "会"], FALSE = ["false", "否", "错", "假", "no", "不是", "不会"];
+  function normalizeValue(text) {
+    var t = String(text).normalize("NFKC").toLowerCase().trim();
+    t = t.replace(/["'`“”‘’「」『』]/g, "");
+    t = t.replace(/、/g, ",").replace(/→/g, ",").replace(/->/g, ",").replace(/【/g, "[").replace(/】/g, "]");
+    t = t.replace(/\(/g, "[").replace(/\)/g, "]");
+    t = t.replace(/\s+/g, "").replace(/[。.]+$/, "");
+    t = t.replace(/,+\]/g, "]");
+    t = t.replace(/(?<![0-9a-z_.])(\d+)\.0+(?![0-9.])/g, "$1");
+    t = t.replace(/(?<=\d)(?:字节|bytes?|个|次|倍|x)$/, "");
+    if (TRUE.indexOf(t) >= 0) return "true";
+    if (FALSE.indexOf(t) >= 0) return "false";
+    return t;
+  }
+  function exceptionType(text) {
+    var head = String(text).normalize("NFKC").trim().split(":")[0].trim();
+    return head.split(".").pop().trim().toLowerCase();
+  }
+  function factor(text) {
+    var m = String(text == null ? "" : text).normalize("NFKC").replace(/,/g, "").match(/\d+(?:\.\d+)?/);
+    var v = m ? parseFloat(m[0]) : NaN;
+    return v > 0 ? v : null;
+  }
+  /** Whether an answer to a drill is right: text, or {faster, factor} for a performance drill. */
+  function checkDrill(drill, answer) {
+    if (drill.format === "exception") return exceptionType(answer) === exceptionType(drill.answer);
+    if (drill.format === "faster") {
+      var picked = answer && answer.faster;
+      if (picked === "same") return !!drill.same;
+      if (picked !== drill.faster) return false;
+      var given = factor(answer.factor);
+      return given !== null && Math.abs(Math.log(given / drill.factor)) <= Math.log(drill.tolerance) + 1e-12;
+    }
+    var given2 = normalizeValue(answer);
+    if (drill.accept.length && drill.accept[0][0] === "[" && given2[0] !== "[") given2 = "[" + given2 + "]";
+    return drill.accept.indexOf(given2) >= 0;
+  }
+
+  // ---- progress files ------------------------------------------------------------------------
+  function isDate(v) { return typeof v === "string" && !isNaN(Date.parse(v)); }
+  function isNum(v) { return typeof v === "number" && isFinite(v); }
+  /** Why ``obj`` is not a progress file, or null when it is one (verify/quiz/transfer.py: validate). */
+  function validateProgress(obj) {
+    if (!obj || typeof obj !== "object" || Array.isArray(obj)) return "不是一个 JSON 对象";
+    if (obj.version !== 1) return "version 必须是 1";
+    if (!obj.cards || typeof obj.cards !== "object" || Array.isArray(obj.cards)) return "缺少 cards 对象";
+    var ids = Object.keys(obj.cards);
+    for (var i = 0; i < ids.length; i++) {
+      var c = obj.cards[ids[i]], where = "cards." + ids[i];
+      if (!c || typeof c !== "object") return where + " 不是对象";
+      if (!isDate(c.due)) return where + ".due 不是日期";
+      if (c.last_review != null && !isDate(c.last_review)) return where + ".last_review 不是日期";
+      var nums = ["stability", "difficulty", "elapsed_days", "scheduled_days", "learning_steps", "reps", "lapses"];
+      for (var j = 0; j < nums.length; j++) if (!isNum(c[nums[j]]) || c[nums[j]] < 0) return where + "." + nums[j] + " 不是非负数";
+      if ([0, 1, 2, 3].indexOf(c.state) < 0) return where + ".state 必须是 0..3";
+    }
+    if (!Array.isArray(obj.log)) return "缺少 log 数组";
+    for (var k = 0; k < obj.log.length; k++) {
+      var r = obj.log[k];
+      if (!r || typeof r.id !== "string" || [1, 2, 3, 4].indexOf(r.rating) < 0 || !isDate(r.at)) return "log[" + k + "] 格式不对";
+    }
+    return null;
+  }
+  /** Merge a validated file into ``current`` (changed in place): unknown ids skipped and listed, the
+   *  newer card of each id kept, reviews not seen yet added. */
+  function mergeProgress(current, incoming, known) {
+    var out = { cards: 0, reviews: 0, kept: 0, unknown: [] }, unknown = new Set();
+    function newest(c) { return Date.parse(c.last_review || c.due); }
+    Object.keys(incoming.cards).forEach(function (id) {
+      if (!known.has(id)) { unknown.add(id); return; }
+      var c = incoming.cards[id];
+      if (c.state === 0) return;
+      if (!current.cards[id] || newest(current.cards[id]) < newest(c)) { current.cards[id] = c; out.cards++; } else out.kept++;
+    });
+    incoming.log.forEach(function (r) {
+      if (!known.has(r.id)) { unknown.add(r.id); return; }
+      var at = Date.parse(r.at);
+      var seen = current.log.some(function (x) { return x.id === r.id && x.rating === r.rating && Math.abs(Date.parse(x.at) - at) < 2; });
+      if (!seen) { current.log.push(r); out.reviews++; }
+    });
+    current.log.sort(function (a, b) { return Date.parse(a.at) - Date.parse(b.at); });
+    out.unknown = Array.from(unknown).sort();
+    return out;
+  }
+
+  window.QuizCore = { normalize: normalize, score: score, normalizeValue: normalizeValue, checkDrill: checkDrill,
+                      validateProgress: validateProgress, mergeProgress: mergeProgress };
+})();

@@ -1,0 +1,133 @@
+/* 模拟面试页面的共用部分：DOM 小工具、题库、FSRS 进度（localStorage）、自评按钮。
+ *
+ * Everything the user types, and everything read from an imported file, reaches the page through
+ * textContent only; the one innerHTML is the answers' HTML, which the site build rendered from its
+ * own pages. Exposed as window.QuizUI; quiz.js, quiz-drill.js and quiz-progress.js use it.
+ */
+(function () {
+  "use strict";
+
+  var STORE_KEY = "verify-quiz:v1";
+  var RATINGS = [
+    { grade: 1, label: "重来", en: "Again" },
+    { grade: 2, label: "困难", en: "Hard" },
+    { grade: 3, label: "良好", en: "Good" },
+    { grade: 4, label: "简单", en: "Easy" },
+  ];
+  var STATE_NAMES = ["新卡", "学习中", "复习", "重学"];
+  var HINT = "这个分数只按关键词和说反的说法粗略估计，是提示，不是评分：请以你的自评为准。";
+
+  function el(tag, attrs) {
+    var node = document.createElement(tag);
+    var a = attrs || {};
+    Object.keys(a).forEach(function (k) {
+      if (k === "text") node.textContent = a[k];
+      else if (k === "cls") node.className = a[k];
+      else if (k.slice(0, 2) === "on") node.addEventListener(k.slice(2), a[k]);
+      else node.setAttribute(k, a[k]);
+    });
+    for (var i = 2; i < arguments.length; i++) {
+      var c = arguments[i];
+      if (c == null || c === false) continue;
+      node.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    }
+    return node;
+  }
+  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
+  function clock(seconds) {
+    var s = Math.max(0, Math.floor(Math.abs(seconds)));
+    return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+  }
+  function pct(x) { return Math.round(x * 100) + "%"; }
+  function shuffle(list) {
+    for (var i = list.length - 1; i > 0; i--) {
+      var j = Math.floor(Math.random() * (i + 1));
+      var t = list[i]; list[i] = list[j]; list[j] = t;
+    }
+    return list;
+  }
+  function fmtDue(date) {
+    var mins = Math.round((date.getTime() - Date.now()) / 60000);
+    if (mins < 60) return Math.max(1, mins) + " 分钟";
+    if (mins < 60 * 24) return Math.round(mins / 60) + " 小时";
+    return Math.round(mins / 1440) + " 天";
+  }
+  /** Text with `backticks` shown as code, built from text nodes only. */
+  function codeText(text) {
+    var span = el("span");
+    String(text).split("`").forEach(function (part, i) { span.appendChild(i % 2 ? el("code", { text: part }) : document.createTextNode(part)); });
+    return span;
+  }
+
+  // ---- the bank -----------------------------------------------------------------------------
+  var bankNode = document.getElementById("quiz-bank");
+  var bank = bankNode ? JSON.parse(bankNode.textContent) : { questions: [], drills: [], tags: [] };
+  bank.drills = bank.drills || [];
+  var byId = {};
+  bank.questions.forEach(function (q) { byId[q.id] = q; });
+  bank.drills.forEach(function (d) { byId[d.id] = d; });
+  var base = "..";
+  try { base = JSON.parse(document.getElementById("__config").textContent).base || base; } catch (e) { /* default */ }
+  function href(url) { return /^[a-z]+:/.test(url) ? url : base.replace(/\/$/, "") + "/" + url; }
+
+  // ---- progress: FSRS cards in localStorage -----------------------------------------------
+  var F = window.FSRS;
+  var scheduler = F.fsrs({ enable_fuzz: false });
+  var Core = window.QuizCore;
+  function emptyProgress() { return { version: 1, cards: {}, log: [] }; }
+  function load() {
+    var raw = window.localStorage.getItem(STORE_KEY);
+    if (raw == null) return { progress: emptyProgress(), note: null };
+    try {
+      var obj = JSON.parse(raw), why = Core.validateProgress(obj);
+      if (!why) return { progress: obj, note: null };
+      throw new Error(why);
+    } catch (err) {
+      window.localStorage.setItem(STORE_KEY + ":corrupt", raw);
+      return { progress: emptyProgress(), note: "本地进度无法读取（" + err.message + "），已另存为 " + STORE_KEY + ":corrupt，并重新开始。" };
+    }
+  }
+  var loaded = load();
+  var state = { progress: loaded.progress, note: loaded.note, timer: null };
+  function save() { window.localStorage.setItem(STORE_KEY, JSON.stringify(state.progress)); }
+  function cardOf(id) {
+    var c = state.progress.cards[id];
+    return c ? F.TypeConvert.card(c) : F.createEmptyCard(new Date());
+  }
+  function isDue(id) { var c = state.progress.cards[id]; return !!c && Date.parse(c.due) <= Date.now(); }
+  function rate(id, grade, extra) {
+    var now = new Date();
+    var rec = scheduler.next(cardOf(id), now, grade);
+    state.progress.cards[id] = JSON.parse(JSON.stringify(rec.card));
+    state.progress.log.push(Object.assign({ id: id, rating: grade, at: now.toISOString() }, extra || {}));
+    save();
+    return rec.card;
+  }
+  /** Due first (most overdue first), then never seen, then the rest: as the terminal picks. */
+  function pick(items, n, dueOnly) {
+    var due = items.filter(function (q) { return isDue(q.id); })
+      .sort(function (a, b) { return Date.parse(state.progress.cards[a.id].due) - Date.parse(state.progress.cards[b.id].due); });
+    if (dueOnly) return due.slice(0, n);
+    var fresh = shuffle(items.filter(function (q) { return !state.progress.cards[q.id]; }));
+    var rest = shuffle(items.filter(function (q) { return state.progress.cards[q.id] && !isDue(q.id); }));
+    return due.concat(fresh, rest).slice(0, n);
+  }
+
+  function ratingBar(id, done, suggested) {
+    var preview = scheduler.repeat(cardOf(id), new Date());
+    var bar = el("div", { cls: "quiz-rating" }, el("span", { text: "自评：" }));
+    RATINGS.forEach(function (r) {
+      var due = preview[r.grade].card.due;
+      bar.appendChild(el("button", { type: "button", cls: "md-button rate-" + r.en.toLowerCase() + (r.grade === suggested ? " suggested" : ""),
+        "data-grade": String(r.grade),
+        onclick: function () { Array.prototype.forEach.call(bar.querySelectorAll("button"), function (b) { b.disabled = true; }); done(r.grade); } },
+        r.label + " " + r.en, el("small", { text: fmtDue(due) + "后" })));
+    });
+    return bar;
+  }
+
+  window.QuizUI = { el: el, clear: clear, clock: clock, pct: pct, shuffle: shuffle, fmtDue: fmtDue, codeText: codeText,
+                    bank: bank, byId: byId, href: href, state: state, save: save, emptyProgress: emptyProgress,
+                    cardOf: cardOf, isDue: isDue, rate: rate, pick: pick, ratingBar: ratingBar,
+                    RATINGS: RATINGS, STATE_NAMES: STATE_NAMES, HINT: HINT, views: {} };
+})();

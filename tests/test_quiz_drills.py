@@ -1,0 +1,105 @@
+"""Predict-the-output drills: which value a claim asks for, how an answer is checked, what is never asked."""
+
+from __future__ import annotations
+
+import pytest
+
+from verify.core.registry import ClaimSpec
+from verify.quiz import drillcheck, drills
+
+
+def spec(statement: str, expect: dict, kind: str = "fact", raises=None) -> ClaimSpec:
+    return ClaimSpec(id="t.x", question="q", statement=statement, kind=kind, snippet="snippets/q/t.py", line=3,
+                     expect=expect, raises=raises)
+
+
+CODE = '''@claim("t.x", question="q", statement="...", expect={"stride": [0, 1]})
+def _(ctx):
+    # the comment says the answer: stride (0, 1)
+    x = torch.tensor([[1, 2, 3]])
+    y = x.expand(4, 3)
+    return {"stride": y.stride(), "shape": list(y.shape), "same_ptr": y.data_ptr() == x.data_ptr(),
+            "ptr": y.data_ptr(), "timing": {"median_s": 1e-6}, "fraction": 0.25, "message": "x" * 300}
+'''
+
+
+def test_value_drill_asks_for_the_exactly_expected_value_and_shows_only_the_body():
+    observed = {"stride": [0, 1], "shape": [4, 3], "same_ptr": True, "ptr": 94_000_000_000, "timing": {"median_s": 1e-6},
+                "fraction": 0.25, "message": "x" * 300}
+    d = drills.make(spec("`x.expand(4, 3)` 的 stride 是 {stride}。", {"stride": [0, 1], "shape": [4, 3]}), CODE, observed)
+    assert d["format"] == "value" and d["key"] == "stride"  # shape is spelled out in the code: nothing to predict
+    assert d["answer"] == [0, 1] and d["answer_text"] == "(0, 1)" and d["expr"] == "y.stride()"
+    assert d["code"].startswith("def _(ctx):") and "@claim" not in d["code"] and "expect=" not in d["code"]
+    assert "# the comment" not in d["code"]
+    assert "`y.stride()`" in drills.prompt(d, "AMD EPYC")
+
+
+@pytest.mark.parametrize("key, value", [
+    ("ptr", 94_000_000_000),  # a pointer: different every run
+    ("timing", {"median_s": 1e-6}),  # a timing dict
+    ("fraction", 0.25),  # a measured float
+    ("message", "x" * 300),  # a long string
+    ("big", list(range(40))),  # a big list
+])
+def test_values_nobody_can_predict_are_never_asked(key, value):
+    code = f'def _(ctx):\n    return {{"{key}": f()}}\n'
+    assert drills.make(spec("{" + key + "}", {key: {"!=": None}}), code, {key: value}) is None
+
+
+def test_error_drill_asks_for_the_exception_type():
+    d = drills.make(spec("报错。", {}, kind="error", raises=("RuntimeError", "view size")),
+                    "def _(ctx):\n    torch.ones(3, 4).t().view(12)\n",
+                    {"exception": "RuntimeError: view size is not compatible with input tensor's size and stride"})
+    assert d["format"] == "exception" and d["answer"] == "RuntimeError" and d["answer_text"].startswith("RuntimeError: view size")
+    assert drillcheck.check(d, "RuntimeError") and drillcheck.check(d, " runtimeerror: 随便写的消息")
+    assert not drillcheck.check(d, "ValueError") and not drillcheck.check(d, "不报错")
+
+
+PERF = '''def _(ctx):
+    t = compare({"eager": lambda: f(x), "compiled": lambda: g(x)})
+    return {"speedup": round(ratio(t, "eager", "compiled"), 3), "kernels": count(g)}
+'''
+
+
+def test_perf_drill_asks_which_is_faster_and_by_about_how_much():
+    d = drills.make(spec("快 {speedup:x}，{kernels} 个 kernel。", {"speedup": {">=": 1.5}, "kernels": 1}, kind="perf"),
+                    PERF, {"speedup": 8.1, "kernels": 1})
+    assert d["format"] == "faster" and d["options"] == ["eager", "compiled"] and d["faster"] == "compiled"
+    assert d["answer"] == 8.1 and d["factor"] == 8.1 and not d["same"]
+    assert drillcheck.check(d, {"faster": "compiled", "factor": "8"})
+    assert drillcheck.check(d, {"faster": "compiled", "factor": "约 5 倍"})  # within a factor of 2
+    assert not drillcheck.check(d, {"faster": "compiled", "factor": "2"})
+    assert not drillcheck.check(d, {"faster": "eager", "factor": "8"})
+    assert not drillcheck.check(d, {"faster": "same", "factor": None})
+
+
+def test_perf_drill_of_two_equal_variants_takes_about_the_same():
+    d = drills.make(spec("{speedup:x}", {"speedup": {"<": 1.3}}, kind="perf"), PERF, {"speedup": 0.97, "kernels": 1})
+    assert d["faster"] == "eager" and d["same"] and d["answer_text"].startswith("两者差不多")
+    assert drillcheck.check(d, {"faster": "same"}) and drillcheck.check(d, {"faster": "eager", "factor": "1.1"})
+
+
+def test_a_ratio_of_speedups_is_not_read_as_a_ratio_of_times():
+    code = 'def _(ctx):\n    return {"r": speedup["workers"] / speedup["pool"], "n": len(pids)}\n'
+    d = drills.make(spec("{r:x}，{n} 个进程", {"r": {">=": 0.6}, "n": 2}, kind="perf"), code, {"r": 0.85, "n": 2})
+    assert d is not None and d["format"] == "value" and d["key"] == "n"
+
+
+@pytest.mark.parametrize("value, answers, wrong", [
+    ([0, 1], ["(0, 1)", "[0,1]", " ( 0 ,1 ) ", "0, 1", "（0，1）"], ["(1, 0)", "(0, 1, 2)"]),
+    ((3,), ["(3,)", "[3]", "3"], ["(3, 1)"]),
+    ([[1, 2, 3]], ["[[1, 2, 3]]", "((1, 2, 3),)"], ["[1, 2, 3, 4]"]),
+    (True, ["True", "true", "是"], ["False", "否"]),
+    (4.0, ["4", "4.0"], ["4.5"]),
+    (96, ["96", "96 字节", "96 bytes"], ["97"]),
+    (16384, ["16384", "16,384"], ["16385"]),
+    (["aten::matmul", "aten::mm"], ["aten::matmul, aten::mm", "('aten::matmul', 'aten::mm')", "aten::matmul → aten::mm"],
+     ["aten::mm, aten::matmul"]),
+    ("DeprecationWarning", ["deprecationwarning", "'DeprecationWarning'"], ["UserWarning"]),
+])
+def test_answers_are_compared_exactly_after_normalising_how_they_are_written(value, answers, wrong):
+    drill = {"format": "value", "accept": drillcheck.accepted(value)}
+    for a in answers:
+        assert drillcheck.check(drill, a), a
+    for a in wrong:
+        assert not drillcheck.check(drill, a), a

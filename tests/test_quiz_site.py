@@ -1,0 +1,69 @@
+"""A tiny site of the sample pages and their claims: quiz.json with drills, the deck, the quiz page's link.
+
+``build_sample_site`` is shared with the browser and Anki tests.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests._project import MKDOCS_YML, mkdocs_build, write
+from verify.quiz.samples import write_interview_page, write_sample_docs, write_sample_snippets
+
+pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parent.parent
+QUIZ_FENCE = "        - {name: quizbank, class: quizbank, format: !!python/name:verify.quiz.fence.quizbank_fence }\n"
+SITE_YML = (MKDOCS_YML.replace("          format: !!python/name:verify.site.fences.ledger_fence\n",
+                               "          format: !!python/name:verify.site.fences.ledger_fence\n" + QUIZ_FENCE)
+            + "  - admonition\n  - attr_list\n  - md_in_html\n  - toc: {permalink: true}\n")
+
+
+def build_sample_site(root: Path, site_url: str | None = None) -> Path:
+    """The sample pages, their claims (run here) and the real quiz page, built strictly into ``root/site``;
+    called again on the same ``root``, it builds the pages as they are now."""
+    if not (root / "mkdocs.yml").exists():
+        yml = SITE_YML + (f"site_url: {site_url}\n" if site_url else "")
+        write(root, {"mkdocs.yml": yml, "docs/index.md": "# 首页\n"})
+        write_sample_docs(root / "docs")
+        write_interview_page(root / "docs")
+        write_sample_snippets(root)
+        shutil.copy(REPO / "docs" / "quiz.md", root / "docs" / "quiz.md")
+        shutil.copytree(REPO / "docs" / "assets" / "quiz", root / "docs" / "assets" / "quiz")
+    out = mkdocs_build(root)
+    assert out.returncode == 0, out.stderr[-4000:]
+    return root
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    return build_sample_site(tmp_path_factory.mktemp("quizsite"), site_url="https://example.org/quiz-site/")
+
+
+def test_drills_of_every_kind_answered_by_the_evidence(site):
+    bank = json.loads((site / "site" / "quiz.json").read_text(encoding="utf-8"))
+    ledger = {c["id"]: c for c in json.loads((site / "site" / "evidence.json").read_text(encoding="utf-8"))["claims"]}
+    assert {d["format"] for d in bank["drills"]} == {"value", "faster", "exception"}
+    for d in bank["drills"]:
+        row = ledger[d["claim"]]
+        if d["format"] == "exception":
+            assert d["answer"] == row["observed"]["exception"].split(":")[0]
+        else:
+            assert d["answer"] == row["observed"][d["key"]]
+        assert (d["device"], d["torch"]) == (row["device"], row["torch"])
+        assert d["sentence"] == row["statement"]
+        assert d["page_url"] == "https://example.org/quiz-site/" + d["url"]
+
+
+def test_the_deck_is_built_and_linked_from_the_quiz_page(site):
+    deck = site / "site" / "interview-quiz.apkg"
+    assert deck.stat().st_size > 1000
+    html = (site / "site" / "quiz" / "index.html").read_text(encoding="utf-8")
+    link = re.search(r'<a href="([^"]+)" download>下载 Anki 牌组', html)
+    assert link and (site / "site" / "quiz" / link.group(1)).resolve() == deck.resolve()
+    inlined = json.loads(re.search(r'<script type="application/json" id="quiz-bank">(.*?)</script>', html, re.S).group(1))
+    assert inlined == json.loads((site / "site" / "quiz.json").read_text(encoding="utf-8"))

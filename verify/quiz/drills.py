@@ -1,0 +1,237 @@
+"""Predict-the-output drills, made from claims: the code, one observed value to predict, the evidence.
+
+A fact claim asks for one value the candidate can predict from the code (a stride, a shape, a
+bool, a small count, a byte count, an op order); an error claim asks which exception it raises; a
+performance claim asks which variant is faster on the machine that measured it, and by about how
+much. The answer is never written by hand: it is the value the run observed, shown with the device
+and torch it was observed on and the sentence of the page it backs. Values that depend on timing,
+long strings, big lists and dicts are never asked.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from verify.core import binding
+from verify.core.registry import ClaimSpec
+from verify.quiz import drillcheck
+
+DRILL_PREFIX = "drill:"
+_SKIP_KEYS = ("torch", "device", "device_key", "date", "pid", "ptr", "path", "time", "spread", "seconds")
+_SKIP_SUFFIXES = ("_s", "_ms", "_us", "_ns", "_mib", "_pid", "_ptr", "_path")
+_TIMED_SPECS = ("time", "pct", "x")
+
+
+def drill_id(claim_id: str) -> str:
+    return DRILL_PREFIX + claim_id
+
+
+def body_of(source: str) -> str:
+    """The claim's function without its decorator (which states the answer) and without comment lines."""
+    lines = source.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.lstrip().startswith(("def ", "async def "))), 0)
+    return "\n".join(line for line in lines[start:] if not line.strip().startswith("#")).strip("\n")
+
+
+def expressions(code: str) -> dict[str, ast.expr]:
+    """Observed key -> the expression that computes it: ``return {"k": expr}``, ``ctx.observe(k=expr)``, ``d["k"] = expr``."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return {}
+    out: dict[str, ast.expr] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values):
+                if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                    out.setdefault(k.value, v)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "observe":
+            for kw in node.keywords:
+                if kw.arg:
+                    out.setdefault(kw.arg, kw.value)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
+            sl = node.targets[0].slice
+            if isinstance(sl, ast.Constant) and isinstance(sl.value, str):
+                out.setdefault(sl.value, node.value)
+    return out
+
+
+def _scalars(value: Any) -> list[Any] | None:
+    if isinstance(value, (list, tuple)):
+        out: list[Any] = []
+        for v in value:
+            inner = _scalars(v)
+            if inner is None:
+                return None
+            out += inner
+        return out
+    return [value] if isinstance(value, (bool, int, float, str)) else None
+
+
+def drillable(value: Any, exact: bool) -> int:
+    """How good a value is to predict (0: not at all): short, and the same on every machine when ``exact``."""
+    if isinstance(value, bool):
+        return 5
+    if isinstance(value, float) and not value.is_integer():
+        return 0
+    if isinstance(value, (int, float)):
+        return 12 if abs(value) <= (2**27 if exact else 64) else 0
+    if isinstance(value, str):
+        return 8 if 0 < len(value) <= 40 and "\n" not in value and "/" not in value else 0
+    if isinstance(value, (list, tuple)):
+        flat = _scalars(value)
+        if flat is None or len(flat) > 12 or (value and len(value) > 8):
+            return 0
+        if all(isinstance(v, str) for v in flat):
+            return 10 if flat and all(len(v) <= 30 for v in flat) else 0
+        if any(isinstance(v, float) and not v.is_integer() for v in flat):
+            return 0
+        return 15
+    return 0
+
+
+def _given(value: Any, code: str) -> bool:
+    """Whether the code spells the value out (``expand(4, 3)`` for a shape of (4, 3)): nothing to predict."""
+    if isinstance(value, str):
+        return len(value) > 3 and value in code
+    if not isinstance(value, (list, tuple)) or len(value) < 2:
+        return False
+    return drillcheck.normalize(drillcheck.display(value)).strip("[]") in drillcheck.normalize(code).replace("[", "").replace("]", "")
+
+
+def choose_key(spec: ClaimSpec, observed: dict[str, Any], exprs: dict[str, ast.expr], code: str = "") -> str | None:
+    """The observed key to ask for: exactly expected ones first, then ones the sentence shows."""
+    shown = {k: s for k, s in binding.keys(spec.statement)}
+    best: tuple[int, str] | None = None
+    for key, value in observed.items():
+        low = key.lower()
+        if low in _SKIP_KEYS or low.endswith(_SKIP_SUFFIXES) or shown.get(key) in _TIMED_SPECS:
+            continue
+        exp = spec.expect.get(key, None)
+        exact = key in spec.expect and not (isinstance(exp, dict) and len(exp) == 1)
+        quality = drillable(value, exact)
+        if not quality or not (exact or key in shown) or isinstance(exprs.get(key), ast.Constant):
+            continue
+        score = quality + (100 if exact else 0) + (40 if key in shown else 0) + (20 if key in exprs else 0)
+        score -= 60 if _given(value, code) else 0
+        if best is None or score > best[0]:
+            best = (score, key)
+    return best[1] if best else None
+
+
+_TIME_NAMES = ("median_s", "min_s")
+_TIME_SUFFIXES = ("_s", "_ms", "_us", "_ns")
+
+
+def _names(node: ast.expr, consts: bool) -> list[str]:
+    """String constants (``consts``) or variable names inside one side of a ratio, in source order."""
+    subs = sorted((n for n in ast.walk(node) if isinstance(n, (ast.expr, ast.stmt))), key=lambda n: (n.lineno, n.col_offset))
+    if consts:
+        return [n.value for n in subs if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return [n.id for n in subs if isinstance(n, ast.Name)]
+
+
+def _is_time(node: ast.expr) -> bool:
+    return any(n in _TIME_NAMES or n.endswith(_TIME_SUFFIXES) for c in (True, False) for n in _names(node, c))
+
+
+def _label(node: ast.expr, consts: bool) -> str | None:
+    """A variant's name inside one side of a time ratio: ``t["eager"]["median_s"]`` -> eager, ``cold_s`` -> cold."""
+    for name in _names(node, consts):
+        if name in _TIME_NAMES or name in ("t", "r", "times", "timings", "float", "round", "min", "max"):
+            continue
+        for suffix in _TIME_SUFFIXES:
+            name = name[: -len(suffix)] if name.endswith(suffix) and len(name) > len(suffix) else name
+        return name[2:] if name.startswith("t_") and len(name) > 2 else name
+    return None
+
+
+def ratio_labels(node: ast.expr) -> tuple[str, str] | None:
+    """(slower, faster) when ``node`` is ``ratio(t, slow, fast)`` or ``t[slow]... / t[fast]...``, maybe rounded."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "round" and node.args:
+        return ratio_labels(node.args[0])
+    if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "ratio":
+        names = [a.value for a in node.args[1:3] if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        return (names[0], names[1]) if len(names) == 2 else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and _is_time(node.left) and _is_time(node.right):
+        for consts in (True, False):
+            a, b = _label(node.left, consts), _label(node.right, consts)
+            if a and b and a != b:
+                return a, b
+        return None
+    return None
+
+
+def _faster_text(slower: str, faster: str, factor: float) -> str:
+    if factor < drillcheck.SAME:
+        return f"两者差不多：`{slower}` 的耗时是 `{faster}` 的 {factor:.2f} 倍"
+    return f"`{faster}` 更快：`{slower}` 的耗时是它的 {binding.format_value(factor, 'x')}"
+
+
+def _perf(spec: ClaimSpec, observed: dict[str, Any], exprs: dict[str, ast.expr]) -> dict[str, Any] | None:
+    """Which is faster, by how much: a ratio the claim checks, whose two variants the code names."""
+    shown = dict(binding.keys(spec.statement))
+    ranked = sorted(spec.expect, key=lambda k: (shown.get(k) != "x", k not in shown))
+    for key in ranked:
+        value = observed.get(key)
+        labels = ratio_labels(exprs[key]) if key in exprs else None
+        if labels is None or isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            continue
+        slow, fast = labels
+        faster, factor = (fast, value) if value >= 1 else (slow, 1 / value)
+        return {"format": "faster", "key": key, "answer": value, "options": [slow, fast], "faster": faster,
+                "factor": round(factor, 4), "tolerance": drillcheck.TOLERANCE, "same": factor < drillcheck.SAME,
+                "accept": [], "expr": ast.unparse(exprs[key]),
+                "answer_text": _faster_text(slow if faster == fast else fast, faster, factor)}
+    return None
+
+
+def _value(spec: ClaimSpec, observed: dict[str, Any], exprs: dict[str, ast.expr], code: str) -> dict[str, Any] | None:
+    key = choose_key(spec, observed, exprs, code)
+    if key is None:
+        return None
+    value = observed[key]
+    expr = ast.unparse(exprs[key]) if key in exprs else ""
+    return {"format": "value", "key": key, "answer": value, "accept": drillcheck.accepted(value),
+            "answer_text": drillcheck.display(value), "expr": expr if len(expr) <= 80 else ""}
+
+
+def prompt(drill: dict[str, Any], device: str) -> str:
+    """The question a drill asks, in Chinese."""
+    if drill["format"] == "exception":
+        return "运行这段代码会抛出异常吗？会的话，写出异常类型（例如 ValueError）。"
+    if drill["format"] == "faster":
+        a, b = drill["options"]
+        return (f"在测量它的机器（{device}）上，`{a}` 和 `{b}` 哪个更快？慢的一方耗时大约是快的一方的几倍？"
+                "（相差不到 25% 算差不多）")
+    what = f"`{drill['expr']}`" if drill["expr"] else f"返回值里的 `{drill['key']}`"
+    value = drill["answer"]
+    if isinstance(value, bool):
+        hint = "（True 还是 False）"
+    elif isinstance(value, (list, tuple)):
+        hint = "（写成元组或列表，如 (a, b)）"
+    elif isinstance(value, (int, float)):
+        hint = "（字节数，一个整数）" if "byte" in drill["key"].lower() else "（一个整数）"
+    else:
+        hint = "（一段文字，不用加引号）"
+    return f"运行这段代码，{what} 是什么？{hint}"
+
+
+def make(spec: ClaimSpec, code: str, observed: dict[str, Any]) -> dict[str, Any] | None:
+    """The drill part that depends on the claim and its observation (no provenance, no page), or None."""
+    body = body_of(code)
+    exprs = expressions(body)
+    if spec.kind == "error":
+        raised = observed.get("exception")
+        if not isinstance(raised, str) or ":" not in raised:
+            return None
+        kind = raised.split(":", 1)[0].strip()
+        return {"format": "exception", "key": "exception", "answer": kind, "accept": [drillcheck.exception_type(kind)],
+                "answer_text": raised if len(raised) <= 300 else raised[:300] + " …", "expr": "", "code": body}
+    drill = _perf(spec, observed, exprs) if spec.kind == "perf" else None
+    drill = drill or _value(spec, observed, exprs, body)
+    if drill is None:
+        return None
+    drill["code"] = body
+    return drill

@@ -1,0 +1,156 @@
+"""One progress format for the browser and the terminal: the file the browser quiz exports.
+
+::
+
+    {"version": 1,
+     "cards": {"<question or drill id>": {"due": ISO, "stability": f, "difficulty": f, "elapsed_days": n,
+               "scheduled_days": n, "learning_steps": n, "reps": n, "lapses": n, "state": 0..3,
+               "last_review": ISO or null}},
+     "log": [{"id": "...", "rating": 1..4, "at": ISO, "coverage": f?, "seconds": f?}]}
+
+A card is ts-fsrs's (the browser's scheduler); py-fsrs (the terminal's) keeps the same memory
+state (stability, difficulty, due, last review, state, learning step), so a card crosses either
+way unchanged. Importing checks the file like the browser does, skips (and names) ids that are not
+in the bank, adds the reviews that are not there yet, and takes a card from the file when its last
+review is newer than the one here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import fsrs
+
+from verify.quiz.progress import Progress, card_id
+
+VERSION = 1
+_NUMBERS = ("stability", "difficulty", "elapsed_days", "scheduled_days", "learning_steps", "reps", "lapses")
+
+
+def _date(text: Any) -> datetime | None:
+    if not isinstance(text, str):
+        return None
+    try:
+        d = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return d if d.tzinfo else d.replace(tzinfo=timezone.utc)
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+
+
+def validate(obj: Any) -> str | None:
+    """Why ``obj`` is not a progress file, or None (the browser's rules, in the same words)."""
+    if not isinstance(obj, dict):
+        return "不是一个 JSON 对象"
+    if obj.get("version") != VERSION:
+        return f"version 必须是 {VERSION}"
+    cards = obj.get("cards")
+    if not isinstance(cards, dict):
+        return "缺少 cards 对象"
+    for cid, c in cards.items():
+        where = f"cards.{cid}"
+        if not isinstance(c, dict):
+            return where + " 不是对象"
+        if _date(c.get("due")) is None:
+            return where + ".due 不是日期"
+        if c.get("last_review") is not None and _date(c.get("last_review")) is None:
+            return where + ".last_review 不是日期"
+        for name in _NUMBERS:
+            if not _number(c.get(name)):
+                return f"{where}.{name} 不是非负数"
+        if c.get("state") not in (0, 1, 2, 3):
+            return where + ".state 必须是 0..3"
+    log = obj.get("log")
+    if not isinstance(log, list):
+        return "缺少 log 数组"
+    for k, r in enumerate(log):
+        if not isinstance(r, dict) or not isinstance(r.get("id"), str) or r.get("rating") not in (1, 2, 3, 4) \
+                or _date(r.get("at")) is None:
+            return f"log[{k}] 格式不对"
+    return None
+
+
+def _iso(d: datetime | None) -> str | None:
+    return d.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z") if d else None
+
+
+def to_browser(card: fsrs.Card, reviews: list[dict[str, Any]]) -> dict[str, Any]:
+    """A terminal card in the browser's shape; reps and lapses counted from its reviews."""
+    lapses, state = 0, None
+    replay = fsrs.Scheduler(enable_fuzzing=False)
+    probe = fsrs.Card(card_id=card.card_id, due=_date(reviews[0]["at"]) if reviews else card.due)
+    for r in reviews:
+        state = probe.state
+        lapses += int(r["rating"] == 1 and state == fsrs.State.Review)
+        probe, _ = replay.review_card(probe, fsrs.Rating(r["rating"]), review_datetime=_date(r["at"]))
+    scheduled = (card.due - card.last_review).total_seconds() / 86400 if card.last_review else 0
+    return {"due": _iso(card.due), "stability": card.stability or 0.0, "difficulty": card.difficulty or 0.0,
+            "elapsed_days": 0, "scheduled_days": max(0, math.floor(scheduled)),
+            "learning_steps": card.step or 0, "reps": len(reviews), "lapses": lapses,
+            "state": card.state.value, "last_review": _iso(card.last_review)}
+
+
+def from_browser(item_id: str, c: dict[str, Any]) -> fsrs.Card | None:
+    """A browser card as the terminal's; None for a card never reviewed (state New)."""
+    if c["state"] == 0:
+        return None
+    state = fsrs.State(c["state"])
+    return fsrs.Card(card_id=card_id(item_id), state=state,
+                     step=int(c["learning_steps"]) if state in (fsrs.State.Learning, fsrs.State.Relearning) else None,
+                     stability=float(c["stability"]), difficulty=float(c["difficulty"]), due=_date(c["due"]),
+                     last_review=_date(c.get("last_review")))
+
+
+def export(store: Progress, known: set[str] | None = None) -> dict[str, Any]:
+    """The store as a progress file (only ids in ``known``, when given)."""
+    cards, log = {}, []
+    for item_id in store.ids():
+        card = store.card(item_id)
+        if card is None or (known is not None and item_id not in known):
+            continue
+        reviews = store.reviews(item_id)
+        cards[item_id] = to_browser(card, reviews)
+        log += [{k: (_iso(_date(v)) if k == "at" else v) for k, v in r.items() if v is not None} for r in reviews]
+    log.sort(key=lambda r: (str(r["at"]), str(r["id"])))
+    return {"version": VERSION, "cards": cards, "log": log}
+
+
+@dataclass
+class Imported:
+    cards: int = 0  # cards taken from the file
+    reviews: int = 0  # reviews added
+    kept: int = 0  # cards of the file older than the ones here
+    unknown: list[str] = field(default_factory=list)  # ids the bank does not have, skipped
+
+
+def import_into(store: Progress, obj: dict[str, Any], known: set[str]) -> Imported:
+    """Merge a validated progress file into the store; ids not in ``known`` are skipped and listed."""
+    out = Imported()
+    unknown: set[str] = set()
+    for item_id, c in obj["cards"].items():
+        if item_id not in known:
+            unknown.add(item_id)
+            continue
+        card = from_browser(item_id, c)
+        if card is None:
+            continue
+        mine = store.card(item_id)
+        if mine is None or (mine.last_review or mine.due) < (card.last_review or card.due):
+            store.put_card(item_id, card)
+            out.cards += 1
+        else:
+            out.kept += 1
+    for r in obj["log"]:
+        if r["id"] not in known:
+            unknown.add(r["id"])
+            continue
+        at = _iso(_date(r["at"])) or r["at"]
+        out.reviews += store.add_review(r["id"], r["rating"], at, r.get("coverage"), r.get("seconds"))
+    out.unknown = sorted(unknown)
+    return out
