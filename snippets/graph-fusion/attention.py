@@ -8,6 +8,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 from snippets._workloads.fusion import naive_attention, sdpa_attention
+from snippets._workloads.memprof import allocations, memory_profile
 from verify.claim import claim
 
 B, H, N, D = 1, 4, 1024, 64
@@ -18,33 +19,12 @@ def _qkv():
     return tuple(torch.randn(B, H, N, D, generator=g) for _ in range(3))
 
 
-def _peak_bytes(prof) -> int:
-    """Peak of bytes allocated during the profile, from the profiler's allocation timeline.
-
-    Tensors that existed before the profile (q, k, v) are not counted: this is the memory the
-    attention itself needs on top of its inputs.
-    """
-    live = peak = 0
-    for _, action, _, size in prof._memory_profile().timeline:
-        if action.name == "CREATE":
-            live += size
-        elif action.name == "DESTROY":
-            live -= size
-        peak = max(peak, live)
-    return peak
-
-
 @functools.cache
 def _profiles():
     q, k, v = _qkv()
     out = {}
     for name, fn in (("naive", naive_attention), ("sdpa", sdpa_attention)):
-        fn(q, k, v)  # warm: one-time allocations are not part of the comparison
-        with profile(activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True,
-                     with_stack=True) as prof:
-            result = fn(q, k, v)
-            del result
-        out[name] = prof
+        out[name] = memory_profile(lambda fn=fn: fn(q, k, v))  # warm first: one-time allocations are not compared
     return out
 
 
@@ -83,7 +63,7 @@ def _(ctx):
 def _(ctx):
     profs = _profiles()
     scores_bytes = B * H * N * N * 4
-    naive, sdpa = _peak_bytes(profs["naive"]), _peak_bytes(profs["sdpa"])
+    naive, sdpa = allocations(profs["naive"])[0], allocations(profs["sdpa"])[0]  # beyond q, k, v
     return {
         "scores_MiB": scores_bytes / 2**20,
         "naive_peak_MiB": round(naive / 2**20, 2),
@@ -92,4 +72,134 @@ def _(ctx):
         "naive_peak_over_scores": round(naive / scores_bytes, 3),
         "sdpa_peak_over_scores": round(sdpa / scores_bytes, 3),
         "peak_ratio": round(naive / sdpa, 1),
+    }
+
+
+def _sdpa_kernel_name(prof) -> str | None:
+    """The backend's own op under ``aten::scaled_dot_product_attention`` (flash or math)."""
+    names = [e.name for e in prof.events()
+             if e.name.startswith("aten::_scaled_dot_product") and "backward" not in e.name]
+    return names[0] if names else None
+
+
+def _short(name: str | None) -> str | None:
+    if name is None:
+        return None
+    return "flash" if "flash" in name else "math" if "math" in name else name
+
+
+@claim(
+    "attention.backend-choice",
+    question="graph-fusion",
+    statement="CPU 上 SDPA 选哪个实现，用 profiler 看它实际调用的算子：float32 和 bfloat16、不带掩码、带布尔掩码、`is_causal=True` 这六种情况都走 {fp32_none_kernel}；`dropout_p=0.1` 时退回 {dropout_kernel}。用 `torch.nn.attention.sdpa_kernel(SDPBackend.MATH)` 强制数学实现后调用的是 {forced_math_kernel}，结果与 flash 版一致：{math_matches_flash}；但它把分数矩阵整个算出来，峰值内存是 {math_peak_MiB:.1f} MiB，合 {math_peak_over_scores:.2f} 份 N×N 分数矩阵，flash 版只有 {flash_peak_MiB:.2f} MiB。",
+    expect={"choices": {"float32": {"none": "flash", "bool_mask": "flash", "causal": "flash"},
+                        "bfloat16": {"none": "flash", "bool_mask": "flash", "causal": "flash"}},
+            "dropout_choice": "math", "forced_math_choice": "math", "math_matches_flash": True,
+            "math_peak_over_scores": {">=": 1.0}, "flash_peak_over_scores": {"<": 0.2}},
+)
+def _(ctx):
+    import torch.nn.functional as F  # noqa: PLC0415
+    from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: PLC0415
+
+    g = torch.Generator().manual_seed(0)
+    n_small = 256  # the choice does not depend on the length; a short one keeps the six runs fast
+    mask = torch.rand(n_small, n_small, generator=g) > 0.1
+    choices: dict = {}
+    kernels: dict = {}
+    for dtype in (torch.float32, torch.bfloat16):
+        q, k, v = (torch.randn(B, H, n_small, D, generator=g).to(dtype) for _ in range(3))
+        label = str(dtype).removeprefix("torch.")
+        choices[label], kernels[label] = {}, {}
+        for case, kw in (("none", {}), ("bool_mask", {"attn_mask": mask}), ("causal", {"is_causal": True})):
+            with profile(activities=[ProfilerActivity.CPU]) as prof:
+                F.scaled_dot_product_attention(q, k, v, **kw)
+            kernels[label][case] = _sdpa_kernel_name(prof)
+            choices[label][case] = _short(kernels[label][case])
+    q, k, v = (torch.randn(B, H, n_small, D, generator=g) for _ in range(3))
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        F.scaled_dot_product_attention(q, k, v, dropout_p=0.1)
+    dropout_kernel = _sdpa_kernel_name(prof)
+
+    # forced math against the default, at the length of attention.peak-memory
+    q, k, v = _qkv()
+    F.scaled_dot_product_attention(q, k, v)
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True, with_stack=True) as pf:
+        flash_out = F.scaled_dot_product_attention(q, k, v)
+    with sdpa_kernel(SDPBackend.MATH):
+        F.scaled_dot_product_attention(q, k, v)
+        with profile(activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True,
+                     with_stack=True) as pm:
+            math_out = F.scaled_dot_product_attention(q, k, v)
+    scores_bytes = B * H * N * N * 4
+    flash_peak, math_peak = allocations(pf)[0], allocations(pm)[0]
+    return {
+        "kernels": kernels,
+        "choices": choices,
+        "fp32_none_kernel": kernels["float32"]["none"],
+        "dropout_kernel": dropout_kernel,
+        "dropout_choice": _short(dropout_kernel),
+        "forced_math_kernel": _sdpa_kernel_name(pm),
+        "forced_math_choice": _short(_sdpa_kernel_name(pm)),
+        "math_matches_flash": torch.allclose(math_out, flash_out, atol=1e-5),
+        "flash_peak_MiB": round(flash_peak / 2**20, 2),
+        "math_peak_MiB": round(math_peak / 2**20, 2),
+        "math_peak_over_scores": round(math_peak / scores_bytes, 3),
+        "flash_peak_over_scores": round(flash_peak / scores_bytes, 3),
+    }
+
+
+@claim(
+    "attention.saved-for-backward",
+    question="graph-fusion",
+    statement="反向传播同样不留 N×N：用 `torch.autograd.graph.saved_tensors_hooks` 记下前向为反向保存的张量，CPU 上的 flash 实现存的是 q、k、v、输出和形状为 {flash_lse_shape} 的 logsumexp（每行 softmax 的归一化量），除了输入和输出只多占 {flash_extra_bytes:bytes}；强制数学实现时存下了 {math_nxn_saved} 个含 N×N 个元素的张量，多占 {math_extra_bytes:bytes}。flash 的反向 {flash_backward_op} 用 q、k 和 logsumexp 把分数矩阵分块重算一遍，两种实现算出的梯度一致：{grads_match}。",
+    expect={"flash_saves_nxn": False, "flash_saves_lse": True, "math_nxn_saved": {">=": 1},
+            "grads_match": True, "flash_backward_op": {"contains": "flash_attention"}},
+)
+def _(ctx):
+    import contextlib  # noqa: PLC0415
+
+    import torch.nn.functional as F  # noqa: PLC0415
+    from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: PLC0415
+
+    n = 512
+    g = torch.Generator().manual_seed(0)
+    base = [torch.randn(B, H, n, D, generator=g) for _ in range(3)]
+    results = {}
+    for name, make in (("flash", contextlib.nullcontext), ("math", lambda: sdpa_kernel(SDPBackend.MATH))):
+        q, k, v = (t.clone().requires_grad_() for t in base)
+        saved: list[torch.Tensor] = []
+
+        def pack(t, saved=saved):
+            saved.append(t)
+            return t
+
+        with make(), torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            out = F.scaled_dot_product_attention(q, k, v)
+        own = {t.untyped_storage().data_ptr() for t in (q, k, v, out)}
+        extra = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in saved
+                 if t.untyped_storage().data_ptr() not in own}
+        with make(), profile(activities=[ProfilerActivity.CPU]) as prof:
+            out.sum().backward()
+        results[name] = {
+            "shapes": [list(t.shape) for t in saved],
+            "nxn": sum(1 for t in saved if t.numel() >= n * n and t.shape[-1] == n and t.shape[-2] == n),
+            "extra_bytes": sum(extra.values()),
+            "backward_ops": sorted({e.name for e in prof.events() if e.name.startswith("aten::_scaled_dot_product")}),
+            "grads": [t.grad for t in (q, k, v)],
+        }
+    flash, math = results["flash"], results["math"]
+    lse = [s for s in flash["shapes"] if s == [B, H, n]]
+    return {
+        "n": n,
+        "flash_saved_shapes": flash["shapes"],
+        "math_saved_shapes": math["shapes"],
+        "flash_saves_nxn": flash["nxn"] > 0,
+        "flash_saves_lse": bool(lse),
+        "flash_lse_shape": lse[0] if lse else None,
+        "flash_extra_bytes": flash["extra_bytes"],
+        "math_nxn_saved": math["nxn"],
+        "math_extra_bytes": math["extra_bytes"],
+        "flash_backward_op": next((o for o in flash["backward_ops"] if "backward" in o), None),
+        "math_backward_ops": math["backward_ops"],
+        "grads_match": all(torch.allclose(a, b, atol=1e-5, rtol=1e-4) for a, b in zip(flash["grads"], math["grads"])),
     }

@@ -6,6 +6,7 @@ Every claim here needs CUDA; on a CPU build they are shown as not run.
 from __future__ import annotations
 
 import gc
+import re
 
 import torch
 import torch._inductor.config as inductor_config
@@ -200,4 +201,66 @@ def _(ctx):
         "template_kernel": any("tem" in n for n in names),
         "extern_calls": extern_calls(code),
         "matches_eager": torch.allclose(fn(x, w, b), _gemm_for_template(x, w, b), atol=1e-1, rtol=1e-2),
+    }
+
+
+def _sum_all(x: torch.Tensor) -> torch.Tensor:
+    return x.sum()
+
+
+def _softmax_512(x: torch.Tensor) -> torch.Tensor:
+    return torch.softmax(x, dim=-1)
+
+
+@claim(
+    "gpu-fusion.split-reduction",
+    question="graph-fusion",
+    statement="GPU 上归约有两种形状。把 16M 个元素整个求和只有一个输出，交给一个线程块就只能用上一个 SM：Inductor 拆成 {sum_kernels} 个 kernel {sum_kernel_names}，第一个把各段的部分和写进一个中间缓冲区，第二个再把部分和加起来（split reduction）；每行 {row_len} 个元素的 softmax 一行装得进一个线程块，生成的是持久化归约（persistent reduction）：一行读进来一次，最大值、求和、归一化都在寄存器里完成，{softmax_kernels} 个 kernel。",
+    expect={"sum_kernels": 2, "sum_has_partials_buffer": True, "softmax_kernels": 1, "softmax_persistent": True},
+    needs=["cuda"],
+)
+def _(ctx):
+    x = torch.randn(1 << 24, device="cuda")
+    rows = torch.randn(4096, 512, device="cuda")
+    _, sum_codes = compiled(_sum_all, x)
+    _, sm_codes = compiled(_softmax_512, rows)
+    sum_names, sm_names = kernel_names(sum_codes[0]), kernel_names(sm_codes[0])
+    shapes = re.findall(r"^\s*buf\d+ = empty_strided_cuda\(\(([^)]*)\)", sum_codes[0], re.M)
+    return {
+        "sum_kernels": len(sum_names),
+        "sum_kernel_names": sum_names,
+        "sum_buffer_shapes": shapes,
+        "sum_has_partials_buffer": any(s.strip() not in ("", ",") for s in shapes),
+        "row_len": rows.shape[-1],
+        "softmax_kernels": len(sm_names),
+        "softmax_kernel_names": sm_names,
+        "softmax_persistent": "@triton_heuristics.persistent_reduction" in sm_codes[0]
+        or any(n.startswith("triton_per_") for n in sm_names),
+    }
+
+
+def _foreach_add(xs, ys):
+    return torch._foreach_add(xs, ys, alpha=0.5)
+
+
+@claim(
+    "gpu-fusion.foreach",
+    question="graph-fusion",
+    statement="GPU 上横向融合最常见的是 foreach：编译后的 `torch._foreach_add` 把 {tensors} 个大小不同的张量放进 {compiled_kernels} 个 Triton kernel {compiled_kernel_names}，一次 launch 处理整组张量；eager 的 `_foreach_add` 在 CUDA 上也是按组发 kernel（multi-tensor apply），发了 {eager_kernels} 个。",
+    expect={"tensors": 4, "compiled_kernels": 1, "matches_eager": True},
+    needs=["cuda"],
+)
+def _(ctx):
+    xs = [torch.randn(1000 * (i + 1), device="cuda") for i in range(4)]
+    ys = [torch.randn(1000 * (i + 1), device="cuda") for i in range(4)]
+    fn, codes = compiled(_foreach_add, xs, ys)
+    names = kernel_names(codes[0])
+    eager = _gpu_kernels(lambda: _foreach_add(xs, ys))
+    return {
+        "tensors": len(xs),
+        "compiled_kernels": len(names),
+        "compiled_kernel_names": names,
+        "eager_kernels": len(eager),
+        "eager_kernel_names": eager,
+        "matches_eager": all(torch.allclose(a, b) for a, b in zip(fn(xs, ys), _foreach_add(xs, ys))),
     }

@@ -8,9 +8,6 @@ share one kernel.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-
 import torch
 
 from snippets._workloads.fusion import (
@@ -23,18 +20,9 @@ from snippets._workloads.fusion import (
     transcendental_chain_into,
     transcendental_chain_out,
 )
+from snippets._workloads.overhead import single_thread
 from verify.claim import claim
 from verify.timing import compare, ratio
-
-
-@contextlib.contextmanager
-def one_thread() -> Iterator[None]:
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def _ms(timings: dict, name: str) -> float:
@@ -48,34 +36,112 @@ def _spread(timings: dict) -> dict[str, float]:
 @claim(
     "gain.memory-bound",
     question="graph-fusion",
-    statement="实测（CPU、单线程、16M 元素，输出都预先分配好，排除分配的影响）：三步链编译成一趟后快 {speedup:x}（字节模型的预测是 {model_bytes_ratio:x}）；融合 kernel 的用时是同样大小一次纯拷贝的 {fused_vs_copy:x}，两者相当。",
+    statement="实测（CPU、单线程、16M 元素，输出都预先分配好，排除分配的影响）：三步链编译成一趟后快 {speedup:x}。每个算子都按读一遍、写一遍算的字节模型预测 {model_bytes_ratio:x}；算上写分配（写到另一块内存的算子还要先读一遍目标），eager 的前两步写到别处、第三步原地写，预测降到 {wa_model_ratio:x}；用同一次运行里量到的“写到别处”和“原地”两种单步操作的时间拼出来是 {composed_speedup:x}。融合 kernel 的用时是同样大小一次纯拷贝的 {fused_vs_copy:x}，两者相当。",
     kind="perf",
     expect={"speedup": {">=": 1.5}, "fused_vs_copy": {"between": [0.7, 1.5]}},
 )
 def _(ctx):
     n = SIZES["16M"]
-    x, tmp, out, out2, dst = (torch.randn(n) for _ in range(5))
-    with one_thread():
+    x, tmp, out, out2, dst, dst2, y = (torch.randn(n) for _ in range(7))
+    with single_thread():
         fused, _ = compiled(cheap_chain_into, x, out2, dynamic=True)
         t = compare({
             "eager_preallocated": lambda: cheap_chain_out(x, tmp, out),
             "compiled_preallocated": lambda: fused(x, out2),
             "copy": lambda: dst.copy_(x),
+            # the two kinds of step eager's chain is made of: mul and add write elsewhere, clamp_min in place
+            "out_of_place": lambda: torch.mul(x, 2.0, out=dst2),
+            "in_place": lambda: y.mul_(1.0),
         }, rounds=11, warmup=2)
     # Byte model: eager = 3 passes x (read n + write n) floats; fused = 1 pass; copy = 1 pass.
     eager_bytes, fused_bytes = 3 * 2 * n * 4, 2 * n * 4
+    # With write-allocate, a write to memory that is not in the cache first reads the line: a step
+    # that writes elsewhere moves 12 bytes per float, one that writes where it just read moves 8.
+    eager_wa, fused_wa = (12 + 12 + 8) * n, 12 * n
+    out_s, in_s = float(t["out_of_place"]["median_s"]), float(t["in_place"]["median_s"])
+    med = {k: float(v["median_s"]) for k, v in t.items()}
     return {
         "threads": 1,
         "n": n,
         "speedup": round(ratio(t, "eager_preallocated", "compiled_preallocated"), 3),
         "model_bytes_ratio": eager_bytes / fused_bytes,
+        "wa_model_ratio": round(eager_wa / fused_wa, 3),
+        "composed_speedup": round((2 * out_s + in_s) / out_s, 3),
+        "composed_eager_ms": round((2 * out_s + in_s) * 1e3, 3),
         "fused_vs_copy": round(ratio(t, "compiled_preallocated", "copy"), 3),
         "eager_ms": _ms(t, "eager_preallocated"),
         "compiled_ms": _ms(t, "compiled_preallocated"),
         "copy_ms": _ms(t, "copy"),
-        "eager_GBps": round(eager_bytes / t["eager_preallocated"]["median_s"] / 1e9, 2),
-        "compiled_GBps": round(fused_bytes / t["compiled_preallocated"]["median_s"] / 1e9, 2),
-        "copy_GBps": round(fused_bytes / t["copy"]["median_s"] / 1e9, 2),
+        "out_of_place_ms": _ms(t, "out_of_place"),
+        "in_place_ms": _ms(t, "in_place"),
+        "eager_GBps": round(eager_bytes / med["eager_preallocated"] / 1e9, 2),
+        "compiled_GBps": round(fused_bytes / med["compiled_preallocated"] / 1e9, 2),
+        "copy_GBps": round(fused_bytes / med["copy"] / 1e9, 2),
+        # the same times over the bytes write-allocate says really cross the memory bus
+        "eager_GBps_wa": round(eager_wa / med["eager_preallocated"] / 1e9, 2),
+        "compiled_GBps_wa": round(fused_wa / med["compiled_preallocated"] / 1e9, 2),
+        "copy_GBps_wa": round(12 * n / med["copy"] / 1e9, 2),
+        "spread": _spread(t),
+    }
+
+
+def _l3_bytes() -> int | None:
+    """Size of the last-level cache of CPU 0, from sysfs (None where it is not listed)."""
+    import glob  # noqa: PLC0415
+
+    best = None
+    for index in glob.glob("/sys/devices/system/cpu/cpu0/cache/index*"):
+        try:
+            with open(f"{index}/level") as fh:
+                level = int(fh.read())
+            with open(f"{index}/size") as fh:
+                size = fh.read().strip()
+        except (OSError, ValueError):
+            continue
+        scale = {"K": 2**10, "M": 2**20, "G": 2**30}.get(size[-1:], 1)
+        value = int(size.rstrip("KMG")) * scale
+        if best is None or level > best[0]:
+            best = (level, value)
+    return best[1] if best else None
+
+
+@claim(
+    "bytes.write-allocate",
+    question="graph-fusion",
+    statement="写分配可以直接量（单线程，16M 元素即 {=64 MiB}，这台机器的末级缓存是 {l3_bytes:bytes}）：只读的 `x.sum()` 用 {ms.read} ms，拷贝 `copy_` 用 {ms.copy} ms，是只读的 {copy_over_read:x}。以原地的 `y.mul_(1.0)` 为尺子（它读写同一块内存，每个元素搬 {inplace_bytes_per_elem} 字节），只写的 `fill_` 每个元素相当于搬了 {fill_bytes_per_elem:.1f} 字节，写到另一块内存的 `torch.mul(x, 2.0, out=y)` 相当于 {out_bytes_per_elem:.1f} 字节；有写分配时这两个数应是 {wa_fill_bytes} 和 {wa_out_bytes}（写之前先把目标那一行读进缓存），没有时是 {plain_fill_bytes} 和 {plain_out_bytes}。",
+    kind="perf",
+    # A copy does the reads of sum and writes besides: slower than the read alone on any CPU. How
+    # much a write to uncached memory costs (write-allocate, or stores that skip the read) depends on
+    # the CPU: bound, not checked.
+    expect={"copy_over_read": {">=": 1.0}},
+)
+def _(ctx):
+    n = SIZES["16M"]
+    x, y, dst, dst2, w = (torch.randn(n) for _ in range(5))
+    with single_thread():
+        t = compare({
+            "read": lambda: x.sum(),
+            "write": lambda: w.fill_(1.0),
+            "copy": lambda: dst.copy_(x),
+            "out_of_place": lambda: torch.mul(x, 2.0, out=dst2),
+            "in_place": lambda: y.mul_(1.0),
+        }, rounds=9, warmup=1)
+    med = {k: float(v["median_s"]) for k, v in t.items()}
+    per_byte = med["in_place"] / (8 * n)  # seconds per byte of a pass that reads and writes the same lines
+    return {
+        "threads": 1,
+        "n": n,
+        "l3_bytes": _l3_bytes(),
+        "ms": {k: _ms(t, k) for k in t},
+        "copy_over_read": round(med["copy"] / med["read"], 3),
+        "out_over_inplace": round(med["out_of_place"] / med["in_place"], 3),
+        # bytes per float32 element crossing the memory bus, by model
+        "inplace_bytes_per_elem": 8,  # read 4 + write 4, the same line
+        "wa_fill_bytes": 8, "plain_fill_bytes": 4,  # write 4 (+ read the line first)
+        "wa_out_bytes": 12, "plain_out_bytes": 8,  # read 4 + write 4 (+ read the target line first)
+        "fill_bytes_per_elem": round(med["write"] / per_byte / n, 2),
+        "out_bytes_per_elem": round(med["out_of_place"] / per_byte / n, 2),
+        "GBps_read": round(4 * n / med["read"] / 1e9, 2),
         "spread": _spread(t),
     }
 
@@ -91,7 +157,7 @@ def _(ctx):
 def _(ctx):
     n = SIZES["16M"]
     x, tmp, buf, buf2 = (torch.randn(n) for _ in range(4))
-    with one_thread():
+    with single_thread():
         fused, _ = compiled(cheap_chain, x, dynamic=True)
         into, _ = compiled(cheap_chain_into, x, buf2, dynamic=True)
         t = compare({
@@ -127,7 +193,7 @@ def _(ctx):
 )
 def _(ctx):
     out: dict = {"threads": 1}
-    with one_thread():
+    with single_thread():
         for label, rounds, inner in (("16K", 15, 50), ("1M", 15, 3), ("16M", 5, 1)):
             x = torch.randn(SIZES[label])
             fused, _ = compiled(cheap_chain, x, dynamic=True)
@@ -142,7 +208,7 @@ def _(ctx):
 @claim(
     "gain.cheap-vs-transcendental",
     question="graph-fusion",
-    statement="字节数相同的两条三步链（1M 元素，输出都预先分配好）：算得少的（乘、加、relu）融合后快 {speedup_cheap:x}；算得多的（sin、exp、tanh）编译版的速度在这台机器上是 eager 的 {speedup_transcendental:x}，这个比值随 CPU 而变，取决于 ATen 和 Inductor 生成的 C++ 循环各自怎样向量化超越函数，不能从“省了内存读写”推出来。",
+    statement="字节数相同的两条三步链（1M 元素，输出都预先分配好）：算得少的（乘、加、relu）融合后快 {speedup_cheap:x}；算得多的（sin、exp、tanh）编译版的速度在这台机器上是 eager 的 {speedup_transcendental:x}，这个比值随 CPU 而变：它主要比的是 eager 调用的 MKL VML 和 Inductor 生成代码调用的 Sleef 在这颗 CPU 上谁快，不能从“省了内存读写”推出来。",
     kind="perf",
     # The transcendental ratio is observed, not expected: it measured 0.33x on an Intel Xeon
     # (AVX-512), 0.89x on one AMD EPYC and 1.42x on another; no relation holds on all three.
@@ -155,7 +221,7 @@ def _(ctx):
     # allocator's state, and eager (three outputs) pays it three times; one run here measured the
     # transcendental chain 1.55x faster compiled for that reason alone, the next 0.88x.
     x, tmp, out, out_c, out_h = (torch.randn(SIZES["1M"]) for _ in range(5))
-    with one_thread():
+    with single_thread():
         cheap, _ = compiled(cheap_chain_into, x, out_c, dynamic=True)
         heavy, _ = compiled(transcendental_chain_into, x, out_h, dynamic=True)
         t = compare({
@@ -183,7 +249,7 @@ def _(ctx):
 )
 def _(ctx):
     x, w, b = torch.randn(256, 512), torch.randn(512, 512), torch.randn(512)
-    with one_thread():
+    with single_thread():
         fused, _ = compiled(gemm_bias_relu, x, w, b)
         t = compare({
             "eager": lambda: gemm_bias_relu(x, w, b),

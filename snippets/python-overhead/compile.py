@@ -52,7 +52,7 @@ def _(ctx):
 @claim(
     "torch-compile.inductor-cpp",
     question=Q,
-    statement="第二步，TorchInductor 把图编译成代码：在 CPU 上生成的是 C++（编译成共享库后加载），上例的 {eager_ops} 个算子"
+    statement="最后一步，TorchInductor 把图编译成代码：在 CPU 上生成的是 C++（编译成共享库后加载），上例的 {eager_ops} 个算子"
               "融合成了 {cpp_kernels} 个 kernel，一次遍历完成原来每个算子各遍历一次的工作。",
     expect={"cpp_kernels": 1, "has_extern_c": True, "same_result": True},
 )

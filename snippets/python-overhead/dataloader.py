@@ -7,6 +7,8 @@ import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import torch
+
 from snippets._workloads.overhead import epoch, make_loader, python_transform
 from verify.claim import claim
 from verify.timing import compare, ratio
@@ -44,13 +46,18 @@ def _(ctx):
 @claim(
     "dataloader.speedup",
     question=Q,
-    statement="加速比的理想值是 min(workers, 空闲核数)，本机一共 {cores} 个核，所以最多是 {ideal}；实测 2 个 worker 进程快"
-              " {speedup.workers_2:x}，同一时刻两个裸进程（`multiprocessing.Pool`）快 {speedup.pool_2:x}，DataLoader 的加速比"
-              "是裸进程的 {workers_vs_pool:pct}；同样的纯 Python 变换交给 2 个线程则是 {speedup.threads_2:x}，GIL 让它们轮流执行，"
-              "几乎没有加速。",
+    statement="加速比的理想值是 min(workers, 空闲核数)，本机一共 {cores} 个核，所以最多是 {ideal}；同一时刻两个裸进程"
+              "（`multiprocessing.Pool`）做同样的变换快 {speedup.pool_2:x}，是理想值的 {pool_vs_ideal:pct}，差的那部分来自"
+              "此刻被别的进程占着的核，以及进程间的通信；2 个 worker 的 DataLoader 快 {speedup.workers_2:x}，只拿到裸进程加速比的 {workers_vs_pool:pct}，"
+              "再差的这一截是 DataLoader 自己的开销；同样的纯 Python 变换交给 2 个线程则是 {speedup.threads_2:x}，GIL 让它们"
+              "轮流执行，几乎没有加速。",
     kind="perf",
     needs=["multicore"],
-    expect={"workers_vs_pool": {">=": 0.6}, "threads_speedup": {"<=": 1.5}},
+    # workers_vs_pool: the DataLoader runs the same transforms in as many processes as the pool and
+    # adds its own work per batch (a shared-memory tensor, a queue, collation: dataloader.per-batch-cost),
+    # so it stays below the pool (< 1) while keeping most of the pool's speedup (>= 0.6) for items
+    # that cost milliseconds. threads_speedup: the GIL serialises pure-Python work on any machine.
+    expect={"workers_vs_pool": {"between": [0.6, 1.0]}, "threads_speedup": {"<=": 1.5}},
 )
 def _(ctx):
     cores = os.cpu_count() or 1
@@ -61,7 +68,7 @@ def _(ctx):
     try:
         t = compare({"workers_0": lambda: epoch(serial), "workers_2": lambda: epoch(parallel),
                      "pool_2": lambda: procs.map(python_transform, items, chunksize=4),
-                     "threads_2": lambda: list(threads.map(python_transform, items))}, rounds=5, warmup=1)
+                     "threads_2": lambda: list(threads.map(python_transform, items))}, rounds=7, warmup=1)
     finally:
         procs.close()
         threads.shutdown()
@@ -74,7 +81,43 @@ def _(ctx):
         "spread": {k: v["spread"] for k, v in t.items()},
         "speedup": speedup,
         "efficiency_vs_ideal": speedup["workers_2"] / min(2, cores),
+        "pool_vs_ideal": speedup["pool_2"] / min(2, cores),
         "workers_vs_pool": speedup["workers_2"] / speedup["pool_2"],
+        "epoch_gap_to_pool": t["workers_2"]["median_s"] - t["pool_2"]["median_s"],
+        "batches": len(parallel),
         "threads_vs_pool": speedup["threads_2"] / speedup["pool_2"],
         "threads_speedup": speedup["threads_2"],
+    }
+
+
+@claim(
+    "dataloader.per-batch-cost",
+    question=Q,
+    statement="这份开销在变换几乎不花时间时最清楚：同样每批 {batch_size} 个样本，`num_workers=2` 时每个 batch 要先在"
+              " worker 里拼进一块共享内存（主进程收到的 batch `is_shared()` 为 {batch_is_shared.workers_2}，共享策略是"
+              " {sharing_strategy}），再经队列送回主进程，每批 {per_batch.workers_2:time}；在主进程里直接取只要"
+              " {per_batch.workers_0:time}，多进程反而慢 {slowdown:x}。",
+    kind="perf",
+    needs=["multicore"],
+    # Exact: a batch collated in a worker lives in shared memory, one collated in the main process
+    # does not. Everywhere: moving a batch between processes (shared memory, a pickled handle sent
+    # through a pipe, a queue thread) costs far more than indexing a cheap dataset in process.
+    expect={"batch_is_shared": {"workers_0": False, "workers_2": True}, "slowdown": {">=": 2}},
+)
+def _(ctx):
+    light = {w: make_loader(w, length=32, steps=0) for w in (0, 2)}  # persistent workers
+    shared = {f"workers_{w}": bool(list(loader)[0].is_shared()) for w, loader in light.items()}
+    t = compare({f"workers_{w}": (lambda loader=loader: epoch(loader)) for w, loader in light.items()},
+                rounds=9, warmup=1)
+    batches = len(light[0])
+    per_batch = {k: {key: (v / batches if key.endswith("_s") else v) for key, v in s.items()} for k, s in t.items()}
+    return {
+        "batch_size": light[0].batch_size,
+        "batches": batches,
+        "batch_is_shared": shared,
+        "sharing_strategy": torch.multiprocessing.get_sharing_strategy(),
+        "per_batch": per_batch,
+        "per_batch_us": {k: v["median_s"] * 1e6 for k, v in per_batch.items()},
+        "extra_per_batch": per_batch["workers_2"]["median_s"] - per_batch["workers_0"]["median_s"],
+        "slowdown": ratio(t, "workers_2", "workers_0"),
     }
