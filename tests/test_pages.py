@@ -175,3 +175,10 @@ def test_real_pages_show_every_claim_their_page_lists():
         assert isinstance(page.meta, dict) and page.h1 and page.claims, path
         rel = path.relative_to(docs).as_posix()
         assert all(rel in shown[cid] for cid, _ in page.claims)
+
+
+def test_the_question_in_the_title_is_not_a_measurement():
+    from verify.core import prose  # noqa: PLC0415
+
+    facts = prose.read_text("---\nid: q\n---\n\n# 训练一个 7B 模型要多少显存？\n\n一个 7B 模型。\n")
+    assert [m for m, _line in facts.measurements] == ["7B"]  # the body's, not the title's

@@ -2,6 +2,15 @@
 // including Material's instant navigation (document$), and does nothing where there is no ledger.
 (function () {
   var codeCount = 0;
+  function unpackBodies() {
+    // A claim's evidence (values, provenance, output) ships as text/html too: put it back in place.
+    document.querySelectorAll("script.vf-body-src").forEach(function (src) {
+      var holder = document.createElement("div");
+      holder.className = "vf-body-part";
+      holder.innerHTML = src.textContent;
+      src.replaceWith(holder);
+    });
+  }
   function unpackCode() {
     // Each claim's highlighted code ships inside <script type="text/html"> (see verify/site/fences.py).
     document.querySelectorAll("script.vf-code-src").forEach(function (src) {
@@ -15,6 +24,7 @@
     });
   }
   function setup() {
+    unpackBodies();
     unpackCode();
     document.querySelectorAll(".vf-ledger").forEach(function (ledger) {
       if (ledger.dataset.ready) return;
@@ -43,6 +53,7 @@
   }
   // Unpack at once, before Material mounts its components (code copy buttons) on this page;
   // instant navigation loads later pages through document$.
+  unpackBodies();
   unpackCode();
   if (typeof document$ !== "undefined") { document$.subscribe(setup); } else {
     document.addEventListener("DOMContentLoaded", setup);

@@ -96,7 +96,8 @@ def _load_yaml(front: str, path: Path) -> Any:
     import yaml  # noqa: PLC0415  (not on the terminal's start path)
 
     try:
-        return yaml.safe_load(front)
+        # libyaml's safe loader when PyYAML was built with it: the same documents, about 9x faster
+        return yaml.load(front, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506
     except yaml.YAMLError as exc:
         raise PageError(path, f"front matter: not valid YAML ({exc})".replace("\n", " ")) from exc
 

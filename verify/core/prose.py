@@ -5,8 +5,8 @@ One pass over a page (markdown-it with inline parsing, the admonition rule of
 
 - ``claim`` fences, and those hidden inside an HTML comment (an error: a reader never sees them);
 - bound values (```#!v claim.id key```) and marked inputs (```#!in 64 MiB```);
-- hand-typed measurements: a number with a unit in prose, outside code, tables, HTML and bound
-  values. A question page must have none (``verify.site.session`` fails the strict build on them).
+- hand-typed measurements: a number with a unit in prose, outside code, tables, HTML, bound
+  values and the page's title (the question, e.g. "训练一个 7B 模型要多少显存"). A question page must have none (``verify.site.session`` fails the strict build on them).
 """
 
 from __future__ import annotations
@@ -49,7 +49,12 @@ def read_text(text: str) -> Prose:
     tokens = _tokens(body, inline=True)
     out = Prose(claims=[(cid, offset + start + 1) for cid, start, _end in _claims(tokens) if cid])
     in_table = 0
+    in_title = False  # the question itself (the H1, equal to the title) states no measured fact
     for tok in tokens:
+        if tok.type == "heading_open":
+            in_title = tok.tag == "h1"
+        elif tok.type == "heading_close":
+            in_title = False
         if tok.type == "table_open":
             in_table += 1
         elif tok.type == "table_close":
@@ -59,7 +64,7 @@ def read_text(text: str) -> Prose:
                 if "<!--" in tok.content[:m.start()]:
                     out.hidden_claims.append((m.group(2), offset + tok.map[0] + tok.content[:m.start()].count("\n") + 1))
         elif tok.type == "inline" and tok.map:
-            _inline(tok, lines, offset, out, measure=not in_table)
+            _inline(tok, lines, offset, out, measure=not in_table and not in_title)
     return out
 
 

@@ -233,21 +233,31 @@ def _spec(d: dict[str, Any]) -> ClaimSpec:
     return ClaimSpec(**dict(d, raises=tuple(d["raises"]) if d["raises"] else None, needs=tuple(d["needs"])))
 
 
-def snippet_hash(path: Path, facts: Facts, follow: Callable[[str], bool] | None = None) -> str:
+def snippet_hash(path: Path, facts: Facts, follow: Callable[[str], bool] | None = None,
+                 seen: dict[str, dict[str, Any]] | None = None) -> str:
     """Hash of a snippet, the project modules it imports (transitively) and the files it names.
 
-    ``follow`` (a path relative to the root -> bool) limits which imported modules count.
+    ``follow`` (a path relative to the root -> bool) limits which imported modules count. ``seen``
+    shares the facts of files already read within one load (each file's bytes are hashed once per load).
     """
     root = facts.root
     path = path.resolve()
-    first = facts.get(path)
+    seen = {} if seen is None else seen
+
+    def get(p: Path) -> dict[str, Any]:
+        rel = p.relative_to(root).as_posix()
+        if rel not in seen:
+            seen[rel] = facts.get(p)
+        return seen[rel]
+
+    first = get(path)
     shas: dict[str, str] = {path.relative_to(root).as_posix(): first["sha"]}
     todo = [*first["imports"], *first["named"]]
     while todo:
         rel = todo.pop()
         if rel in shas or (follow and not follow(rel)):
             continue
-        entry = facts.get(root / rel)
+        entry = get(root / rel)
         shas[rel] = entry["sha"]
         todo += entry["imports"]
     facts.save()
@@ -263,11 +273,12 @@ def load(facts: Facts, snippets_dir: str = "snippets") -> Registry:
     claims: dict[str, ClaimSpec] = {}
     files: dict[str, str] = {}
     problems: list[Failure] = []
+    seen: dict[str, dict[str, Any]] = {}
     for path in sorted((root / snippets_dir).rglob("*.py")):
         if path.name.startswith("_"):
             continue
         rel = path.relative_to(root).as_posix()
-        entry = facts.get(path)
+        entry = seen[rel] = facts.get(path)
         problems += [Failure(cid, rel, message, snippet=rel) for cid, message in entry["problems"]]
         for data in entry["claims"]:
             spec = _spec(data)
@@ -278,6 +289,6 @@ def load(facts: Facts, snippets_dir: str = "snippets") -> Registry:
                 continue
             claims[spec.id] = spec
         if entry["claims"]:
-            files[rel] = snippet_hash(path, facts)
+            files[rel] = snippet_hash(path, facts, seen=seen)
     facts.save()
     return Registry(root=root, claims=claims, files=files, problems=problems)

@@ -40,6 +40,7 @@ class Verification:
     failures: list[Failure] = field(default_factory=list)
     ran: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    _sentences: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     def status(self, claim_id: str) -> str:
         return evidence.status_of(self.local.get(claim_id), self.registry.files[self.registry.claims[claim_id].snippet],
@@ -75,8 +76,11 @@ class Verification:
 
     def sentence(self, claim_id: str) -> str:
         """The claim's statement as plain text with its values filled in (the ledger, quiz and cards)."""
-        spec = self.registry.claims[claim_id]
-        return binding.fill(spec.statement, lambda key, fmt: self.value(binding.Ref(claim_id, key, fmt))[0])
+        if claim_id not in self._sentences:  # asked by the ledger, the evidence lists, the quiz and the cards
+            spec = self.registry.claims[claim_id]
+            self._sentences[claim_id] = binding.fill(
+                spec.statement, lambda key, fmt: self.value(binding.Ref(claim_id, key, fmt))[0])
+        return self._sentences[claim_id]
 
     def sentences(self) -> dict[str, str]:
         return {cid: self.sentence(cid) for cid in sorted(self.registry.claims)}

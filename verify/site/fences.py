@@ -21,11 +21,11 @@ from verify.core import binding, evidence
 from verify.core.matchers import describe, normalise
 from verify.core.records import Evidence, Outcome
 from verify.core.units import fmt_time
-from verify.site import checks, session
+from verify.site import checks, rendercache, session
 from verify.site.templating import LABELS as TEXT
 from verify.site.templating import STATUS, render
 from verify.storage import scan
-from verify.storage.fs import atomic_write_text
+from verify.storage.fs import Memo, atomic_write_text, stamp
 
 log = logging.getLogger("mkdocs.verify")
 
@@ -61,12 +61,24 @@ def _rounded(value: Any) -> Any:
     return value
 
 
-def _function_source(path: Path, line: int) -> str:
-    """The decorated function whose decorators span ``line`` (as the scan cache located it)."""
+_SPANS: Memo[tuple[list[str], list[list[int]]]] = Memo()
+
+
+def function_source(path: Path, line: int) -> str:
+    """The decorated function whose decorators span ``line`` (as the scan cache located it).
+
+    The file's lines and spans are remembered while its stamp (with ctime) holds: a page shows many
+    claims of one file. This only picks the code to show; the hash that decides a verdict is not here.
+    """
     settings = settings_mod.for_site()
-    for first, def_line, last in scan.facts(settings).get(path).get("functions", []):
+
+    def read() -> tuple[list[str], list[list[int]]]:
+        return path.read_text(encoding="utf-8").splitlines(), scan.facts(settings).get(path).get("functions", [])
+
+    lines, spans = _SPANS.get(path, stamp([path]), read)
+    for first, def_line, last in spans:
         if first <= line <= def_line:
-            return "\n".join(path.read_text(encoding="utf-8").splitlines()[first - 1:last])
+            return "\n".join(lines[first - 1:last])
     return ""
 
 
@@ -163,7 +175,7 @@ def _claim_html(cid: str, sess: session.Session) -> str:
         badges.append((st, _badge_where(other)))
         remote.append({"name": other.provenance.device_name or dev,
                        "rows": _values_rows(spec.expected_summary(), other), "provenance": _provenance(other)})
-    code = _function_source(reg.root / spec.snippet, spec.line)
+    code = function_source(reg.root / spec.snippet, spec.line)
     return render(
         "claim.html", cid=cid, statement=statement_html(cid, spec.statement, sess), badges=badges, open=status == evidence.FAILED,
         message=record.message if record and record.outcome is not Outcome.PASS else None,
@@ -193,8 +205,11 @@ def safe_fence(fence):
 
 @safe_fence
 def claim_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
-    """```claim fence: one claim's badge, observed values, provenance and code."""
-    return _claim_html(source.strip(), session.get())
+    """```claim fence: one claim's sentence, marker, observed values, provenance and code."""
+    cid, sess = source.strip(), session.get()
+    if cid not in sess.outcome.registry.claims:
+        return _claim_html(cid, sess)
+    return rendercache.cached(sess, "claim", [rendercache.claim_key(sess, cid)], lambda: _claim_html(cid, sess))
 
 
 def _compact(record: Evidence | None, limit: int = 160) -> str:
@@ -222,6 +237,12 @@ def evidence_fence(source: str, language: str, class_name: str, options: dict, m
     claims = [c for c, s in sorted(sess.outcome.registry.claims.items()) if s.question == qid]
     if not claims:
         raise ValueError(f"no claim belongs to question {qid!r}")
+    key = [qid, [rendercache.claim_key(sess, c) for c in claims], checks.bound_counts(sess, f"questions/{qid}.md"),
+           sess.outcome.probe["device_name"]]
+    return rendercache.cached(sess, "evidence", key, lambda: _evidence_html(qid, claims, sess))
+
+
+def _evidence_html(qid: str, claims: list[str], sess: session.Session) -> str:
     counts: dict[str, int] = {}
     remote_counts: dict[str, dict[str, int]] = {}
     rows = []
@@ -249,7 +270,14 @@ def evidence_fence(source: str, language: str, class_name: str, options: dict, m
 @safe_fence
 def ledger_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
     """```ledger fence: every claim as a filterable table (the site also ships evidence.json)."""
-    rows = session.get().ledger()
+    sess = session.get()
+    key = [[rendercache.claim_key(sess, c) for c in sorted(sess.outcome.registry.claims)],
+           sorted(sess.pages.items()), [(rel, checks.bound_counts(sess, rel)) for rel in sorted(sess.prose)]]
+    return rendercache.cached(sess, "ledger", key, lambda: _ledger_html(sess))
+
+
+def _ledger_html(sess: session.Session) -> str:
+    rows = sess.ledger()
     body = []
     for r in rows:
         observed = fmt_value(r["observed"]) if r["observed"] else (r["message"] or "")
@@ -263,7 +291,6 @@ def ledger_fence(source: str, language: str, class_name: str, options: dict, md:
             "elsewhere": [{"status": e["status"], "device": e["device"] or e["device_key"],
                            "torch": e["torch"] or "?", "date": _short_date(e["date"])} for e in r["elsewhere"]],
         })
-    sess = session.get()
     pages = []
     for rel in sorted(p for p in sess.prose if p.startswith(checks.QUESTIONS)):
         bound, unbound = checks.bound_counts(sess, rel)

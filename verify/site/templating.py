@@ -9,6 +9,7 @@ so importing the fences costs nothing until a page uses one.
 from __future__ import annotations
 
 import functools
+import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +64,10 @@ LABELS: dict[str, Any] = {
     "here": "本机（{0}）",
     "ledger_head": ("论断 id · 题目 · 代码哈希", "内容", "本机", "其他机器", "观测值"),
     "pages_head": ("题目页", "论断", "来自运行的数值", "手写的测量值"),
+    "syllabus_head": ("题目", "来源", "难度", "本机已验证 / 论断"),
+    "topics": {"pytorch-internals": "PyTorch 内部机制", "cuda-gpu": "CUDA 与 GPU", "training-memory": "训练显存",
+               "distributed": "分布式训练", "serving": "推理与服务", "model-architecture": "模型结构",
+               "quantization": "量化", "cpp-systems": "C++ 与系统"},
     "filter_text": "按 id、题目或内容筛选",
     "filter": "筛选",
     "question": "题目",
@@ -103,6 +108,15 @@ def environment() -> jinja2.Environment:
     )
     env.globals["L"] = LABELS
     return env
+
+
+@functools.cache
+def render_version() -> str:
+    """A hash of every template and of this module (the labels): part of any cached rendering's key."""
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    for path in sorted(TEMPLATES.glob("*.html")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def render(name: str, **context: Any) -> str:

@@ -1,0 +1,49 @@
+"""The ``questions`` fence: every question page, grouped by topic, with its claims verified here.
+
+The home page lists what the site covers from the pages themselves (front matter: title, topic,
+sources, difficulty) and this build's evidence, so a new page appears with no table to edit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from verify.core import evidence
+from verify.core.pages import front_matter
+from verify.quiz.schema import TOPICS
+from verify.site import session
+from verify.site.fences import safe_fence
+from verify.site.templating import render
+
+DIFFICULTY = {1: "基础", 2: "基础", 3: "中等", 4: "深入", 5: "深入"}
+
+
+def _source(meta: dict[str, Any]) -> str:
+    return " · ".join(f"{s.get('company', '')}" + (f" {s['round']}" if s.get("round") else "")
+                      for s in meta.get("sources") or [] if isinstance(s, dict))
+
+
+def groups(sess: session.Session) -> list[dict[str, Any]]:
+    """Topics in syllabus order, each with its questions (title, link, source, difficulty, counts)."""
+    by_topic: dict[str, list[dict[str, Any]]] = {}
+    claims = sess.outcome.registry.claims
+    for page in sorted((sess.settings.docs_dir / "questions").glob("*.md")):
+        _front, meta = front_matter(page)
+        if not isinstance(meta, dict):
+            continue
+        mine = [cid for cid, spec in claims.items() if spec.question == page.stem]
+        verified = sum(sess.outcome.status(cid) == evidence.VERIFIED_HERE for cid in mine)
+        by_topic.setdefault(meta.get("topic") or "pytorch-internals", []).append({
+            "title": meta.get("title", page.stem), "link": f"questions/{page.stem}/",
+            "source": _source(meta), "difficulty": DIFFICULTY.get(int(meta.get("difficulty") or 0), ""),
+            "claims": len(mine), "verified": verified})
+    order = [t for t in TOPICS if t in by_topic] + sorted(set(by_topic) - set(TOPICS))
+    return [{"topic": t, "questions": by_topic[t], "verified": sum(q["verified"] for q in by_topic[t])}
+            for t in order]
+
+
+@safe_fence
+def questions_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
+    """```questions fence: the syllabus, by topic."""
+    sess = session.get()
+    return render("questions.html", groups=groups(sess), device=sess.outcome.probe["device_name"])
