@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from verify.core.errors import ClaimError
-from verify.core.pages import PageError, parse, parse_text, shown_claims, strip_claims
+from verify.core.pages import PageError, parse, parse_text, strip_claims
+from verify.core.prose import shown
+from verify.storage.pages import read_all
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -161,7 +163,7 @@ def test_shown_claims_lists_pages_relative_to_docs(tmp_path):
     (docs / "questions" / "one.md").write_text("---\nbad: [\n---\n\n```claim\nq.a\n```\n\n```claim\nq.b\n```\n",
                                                encoding="utf-8")
     (docs / "notes.txt").write_text("```claim\nq.txt\n```\n", encoding="utf-8")
-    assert shown_claims(docs) == {"q.a": ["index.md", "questions/one.md"], "q.b": ["questions/one.md"]}
+    assert shown(read_all(docs)) == {"q.a": ["index.md", "questions/one.md"], "q.b": ["questions/one.md"]}
 
 
 def test_real_pages_show_every_claim_their_page_lists():
@@ -169,12 +171,12 @@ def test_real_pages_show_every_claim_their_page_lists():
     pages = sorted((docs / "questions").glob("*.md"))
     if not pages:
         pytest.skip("no question pages yet")
-    shown = shown_claims(docs)
+    shown_on = shown(read_all(docs))
     for path in pages:
         page = parse(path)
         assert isinstance(page.meta, dict) and page.h1 and page.claims, path
         rel = path.relative_to(docs).as_posix()
-        assert all(rel in shown[cid] for cid, _ in page.claims)
+        assert all(rel in shown_on[cid] for cid, _ in page.claims)
 
 
 def test_the_question_in_the_title_is_not_a_measurement():

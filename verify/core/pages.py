@@ -103,25 +103,14 @@ def _load_yaml(front: str, path: Path) -> Any:
 
 
 def strip_claims(markdown_text: str) -> tuple[str, list[str]]:
-    """Remove ``claim`` fences (the site renders them as badges); return the text and their claim ids.
-
-    Runs of three or more newlines left behind collapse to one blank line; the text is stripped.
-    """
-    text = _NEWLINES.sub("\n", markdown_text)
-    drop: set[int] = set()
-    ids: list[str] = []
-    for cid, start, end in _claims(_tokens(text)):
-        drop.update(range(start, end))
-        if cid:
-            ids.append(cid)
-    kept = [line for i, line in enumerate(text.split("\n")) if i not in drop]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip(), ids
+    """Remove ``claim`` fences; return the text and their claim ids (:func:`replace_claims` with no sentence)."""
+    return replace_claims(markdown_text, lambda _cid: None)
 
 
 def replace_claims(markdown_text: str, sentence: Callable[[str], str | None]) -> tuple[str, list[str]]:
     """Each ``claim`` fence replaced by ``sentence(claim id)`` as a paragraph (dropped where it gives None).
 
-    Returns the text and the claim ids, like :func:`strip_claims` (which drops every fence).
+    Runs of three or more newlines left behind collapse to one blank line; the text is stripped.
     """
     text = _NEWLINES.sub("\n", markdown_text)
     lines = text.split("\n")
@@ -138,23 +127,6 @@ def replace_claims(markdown_text: str, sentence: Callable[[str], str | None]) ->
         pos = end
     out += lines[pos:]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip(), ids
-
-
-def shown_claims(docs_dir: Path) -> dict[str, list[str]]:
-    """Claim id -> pages (posix paths relative to ``docs_dir``) whose ``claim`` fences show it.
-
-    Every ``*.md`` under ``docs_dir``, in sorted order; a page showing a claim twice is listed twice.
-    Front matter is skipped, not loaded.
-    """
-    docs_dir = Path(docs_dir)
-    shown: dict[str, list[str]] = {}
-    for page in sorted(docs_dir.rglob("*.md")):
-        rel = page.relative_to(docs_dir).as_posix()
-        _front, body, _offset = _split(_NEWLINES.sub("\n", page.read_text(encoding="utf-8")))
-        for cid, _start, _end in _claims(_tokens(body)):
-            if cid:
-                shown.setdefault(cid, []).append(rel)
-    return shown
 
 
 # --- internals ----------------------------------------------------------------------------

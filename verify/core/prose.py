@@ -90,3 +90,12 @@ def _inline(tok: Token, lines: list[str], offset: int, out: Prose, measure: bool
         elif child.type == "text" and measure:
             for found in binding.measurements(child.content):
                 out.measurements.append((found, _line_of(found, lines, start, end, offset)))
+
+
+def shown(pages: dict[str, Prose]) -> dict[str, list[str]]:
+    """claim id -> pages (in sorted order) whose ``claim`` fences show it; a page showing it twice is listed twice."""
+    out: dict[str, list[str]] = {}
+    for rel, page in sorted(pages.items()):
+        for cid, _line in page.claims:
+            out.setdefault(cid, []).append(rel)
+    return out

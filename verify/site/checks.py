@@ -76,7 +76,7 @@ def _prose(sess: Session) -> list[Failure]:
             out.append(Failure("-", f"docs/{rel}:{line}", problem))
         for ref, line in page.refs:
             try:
-                sess.bound_value(ref)
+                sess.outcome.value(ref)
             except binding.BindError as exc:
                 out.append(Failure(ref.claim, f"docs/{rel}:{line}", f"bound value `#!v {ref.label}`: {exc}"))
         if rel.startswith(QUESTIONS):

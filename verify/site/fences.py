@@ -8,15 +8,12 @@ nothing here runs a claim itself.
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
 import re
-from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup, escape
 
-from verify import settings as settings_mod
 from verify.core import binding, evidence
 from verify.core.matchers import describe, normalise
 from verify.core.records import Evidence, Outcome
@@ -24,8 +21,8 @@ from verify.core.units import fmt_time
 from verify.site import checks, rendercache, session
 from verify.site.templating import LABELS as TEXT
 from verify.site.templating import STATUS, render
-from verify.storage import scan
-from verify.storage.fs import Memo, atomic_write_text, stamp
+from verify.running import engine
+from verify.site.code import function_source, highlight
 
 log = logging.getLogger("mkdocs.verify")
 
@@ -61,51 +58,8 @@ def _rounded(value: Any) -> Any:
     return value
 
 
-_SPANS: Memo[tuple[list[str], list[list[int]]]] = Memo()
-
-
-def function_source(path: Path, line: int) -> str:
-    """The decorated function whose decorators span ``line`` (as the scan cache located it).
-
-    The file's lines and spans are remembered while its stamp (with ctime) holds: a page shows many
-    claims of one file. This only picks the code to show; the hash that decides a verdict is not here.
-    """
-    settings = settings_mod.for_site()
-
-    def read() -> tuple[list[str], list[list[int]]]:
-        return path.read_text(encoding="utf-8").splitlines(), scan.facts(settings).get(path).get("functions", [])
-
-    lines, spans = _SPANS.get(path, stamp([path]), read)
-    for first, def_line, last in spans:
-        if first <= line <= def_line:
-            return "\n".join(lines[first - 1:last])
-    return ""
-
-
-def _highlight(code: str) -> str:
-    """Pygments HTML for a claim's code, cached on disk by content: a warm build skips the lexer."""
-    key = hashlib.sha256(code.encode()).hexdigest()[:20]
-    path = settings_mod.for_site().cache_dir / "render" / f"{key}.html"
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError:
-        pass
-    from pygments import highlight  # noqa: PLC0415
-    from pygments.formatters import HtmlFormatter  # noqa: PLC0415
-    from pygments.lexers import PythonLexer  # noqa: PLC0415
-
-    body = highlight(code, PythonLexer(), HtmlFormatter(nowrap=True))
-    html = f'<div class="highlight"><pre><code>{body}</code></pre></div>'
-    atomic_write_text(path, html)
-    return html
-
-
-def _badge_where(record: Evidence | None) -> str:
-    if not record:
-        return ""
-    prov = record.provenance
-    parts = [prov.device_name, f"torch {prov.torch}" if prov.torch else None, _short_date(prov.date)]
-    return " · " + " · ".join(p for p in parts if p)
+def _where(record: Evidence | None) -> str:
+    return engine.where(record) if record else ""
 
 
 def _values_rows(spec_expected: dict[str, Any], record: Evidence | None) -> list[tuple[str, str, str]]:
@@ -168,11 +122,11 @@ def _claim_html(cid: str, sess: session.Session) -> str:
                       message="没有任何 snippet 声明这个 id。")
     record = sess.outcome.local.get(cid)
     status = sess.outcome.status(cid)
-    badges = [(status, _badge_where(record) if status in (evidence.VERIFIED_HERE, evidence.FAILED) else "")]
+    badges = [(status, _where(record) if status in (evidence.VERIFIED_HERE, evidence.FAILED) else "")]
     remote = []
     for dev, st in sess.remote_statuses(cid).items():
         other = sess.outcome.remote[dev][cid]
-        badges.append((st, _badge_where(other)))
+        badges.append((st, _where(other)))
         remote.append({"name": other.provenance.device_name or dev,
                        "rows": _values_rows(spec.expected_summary(), other), "provenance": _provenance(other)})
     code = function_source(reg.root / spec.snippet, spec.line)
@@ -185,7 +139,7 @@ def _claim_html(cid: str, sess: session.Session) -> str:
         # page would cost every HTML consumer at build time (the search indexer walks them even where
         # it excludes them); in a script they are one token. Pygments escapes ``<``, so the content
         # cannot close the script element early.
-        code=Markup(_highlight(code)) if code else None,
+        code=Markup(highlight(code)) if code else None,
         output=record.output.strip() if record else "", traceback=record.traceback if record else "")
 
 

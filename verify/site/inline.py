@@ -18,7 +18,7 @@ from verify.site.templating import render
 
 def value_html(ref: binding.Ref, sess: session.Session) -> str:
     try:
-        text, status, where = sess.bound_value(ref)
+        text, status, where = sess.outcome.value(ref)
     except binding.BindError as exc:
         return render("value_error.html", label=ref.label, message=str(exc))
     return render("value.html", ref=ref, text=text, status=status, where=where)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from verify.core.records import Evidence, Outcome
+from verify.site.code import function_source
 from verify.site.templating import render_version
 from verify.storage.fs import atomic_write_text
 
@@ -37,10 +38,8 @@ def _digest(parts: Any) -> str:
 
 def claim_key(sess: Session, cid: str) -> str:
     """The hash of what one claim's HTML is made from, computed once per session."""
-    keys: dict[str, str] = sess.__dict__.setdefault("_render_keys", {})
+    keys = sess.render_keys
     if cid not in keys:
-        from verify.site.fences import function_source  # noqa: PLC0415
-
         out = sess.outcome
         spec = out.registry.claims[cid]
         remote = {dev: fingerprint(r) for dev, recs in sorted(out.remote.items()) if (r := recs.get(cid))}

@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from verify import settings as settings_mod
-from verify.core import binding, evidence
+from verify.core import evidence
+from verify.core import prose as prose_mod
 from verify.core.errors import Failure, summary
+
 from verify.core.prose import Prose
 from verify.running import engine
 from verify.settings import Settings
@@ -44,15 +46,6 @@ def scan_pages(docs: Path, cache_dir: Path | None = None) -> dict[str, Prose]:
     return page_store.read_all(docs, cache_dir)
 
 
-def shown(prose: dict[str, Prose]) -> dict[str, list[str]]:
-    """claim id -> pages whose ``claim`` fences show it."""
-    out: dict[str, list[str]] = {}
-    for rel, page in sorted(prose.items()):
-        for cid, _line in page.claims:
-            out.setdefault(cid, []).append(rel)
-    return out
-
-
 class Session:
     def __init__(self, settings: Settings, run: bool = True):
         from verify.site import checks  # noqa: PLC0415
@@ -62,12 +55,9 @@ class Session:
         self.signature = _signature(self.root)
         self.outcome = engine.verify(settings, run=run)
         self.prose = scan_pages(settings.docs_dir, settings.cache_dir)
-        self.pages = shown(self.prose)
+        self.pages = prose_mod.shown(self.prose)
+        self.render_keys: dict[str, str] = {}  # claim id -> hash of what its HTML is made from
         self.failures = checks.check(self)
-
-    def bound_value(self, ref: binding.Ref) -> tuple[str, str, str]:
-        """(text, status, where) of one bound value; see :meth:`engine.Verification.value`."""
-        return self.outcome.value(ref)
 
     def detail(self, failure: Failure) -> str:
         record = self.outcome.local.get(failure.claim)

@@ -112,9 +112,11 @@ def environment() -> jinja2.Environment:
 
 @functools.cache
 def render_version() -> str:
-    """A hash of every template and of this module (the labels): part of any cached rendering's key."""
-    digest = hashlib.sha256(Path(__file__).read_bytes())
-    for path in sorted(TEMPLATES.glob("*.html")):
+    """A hash of every template and of the code that makes fence HTML (``verify/site`` and ``verify/core``:
+    labels, formats, matchers' descriptions): part of any cached rendering's key."""
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for path in sorted([*TEMPLATES.glob("*.html"), *(package / "site").glob("*.py"), *(package / "core").glob("*.py")]):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 
