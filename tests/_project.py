@@ -157,3 +157,17 @@ def env_for(root: Path) -> dict[str, str]:
 def mkdocs_build(root: Path, strict: bool = True) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "mkdocs", "build", "-q"] + (["--strict"] if strict else [])
     return subprocess.run(cmd, cwd=root, env=env_for(root), capture_output=True, text=True, timeout=600)
+
+
+def cold_cache(path: Path) -> Path:
+    """An empty cache folder holding only this machine's probe (so no worker imports torch to probe it)."""
+    path.mkdir(parents=True)
+    (path / "probe.json").write_bytes((REPO_SETTINGS.cache_dir / "probe.json").read_bytes())
+    return path
+
+
+def start_verify(root: Path, cache: Path, *args: str) -> subprocess.Popen[str]:
+    """``verify ARGS`` in ``root`` with its own cache folder and one worker, as a separate process."""
+    env = dict(env_for(root), VERIFY_CACHE_DIR=str(cache), VERIFY_JOBS="1")
+    return subprocess.Popen([sys.executable, "-m", "verify.cli", *args], cwd=root, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fnmatch
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -62,27 +63,36 @@ def run(
     device: DeviceOpt = "any",
     force: Annotated[bool, typer.Option(help="run even when cached evidence matches")] = False,
     jobs: Annotated[int, typer.Option(help="parallel workers for ordinary claims (0: automatic)")] = 0,
+    shard: Annotated[str | None, typer.Option(help="K/N: only shard K of N, balanced by snippets/durations.json; "
+                                              "writes a bundle")] = None,
+    bundle: Annotated[Path | None, typer.Option(help="write this run's evidence bundle here, for `verify merge` "
+                                                "(default with --shard: .cache/bundles/shard-K-of-N.json)")] = None,
     root: RootOpt = None,
 ) -> None:
     """Run claims (cached ones are reused) and print a verdict for each."""
+    from verify.cli import team  # noqa: PLC0415
+    from verify.cli.progress import RunProgress  # noqa: PLC0415
     from verify.core import errors  # noqa: PLC0415
-    from verify.core.records import Evidence, Outcome  # noqa: PLC0415
     from verify.running import engine  # noqa: PLC0415
 
     settings = settings_for(root)
     _check_filters(settings, ids, question)
-
-    def progress(cid: str, record: Evidence) -> None:
-        colour = "green" if record.outcome is Outcome.PASS else "red"
-        console.print(f"[{colour}]{record.outcome.value:>7}[/] {cid}  {record.duration_s or 0:.2f}s")
-
-    out = engine.verify(settings, select=_selector(ids, question, device), jobs=jobs or None, force=force,
-                        progress=progress)
+    select = _selector(ids, question, device)
+    durations = team.durations_or_exit(settings)
+    part = team.shard_selection(settings, shard, select, durations, console) if shard else None
+    show = RunProgress(console, durations)
+    try:
+        out = engine.verify(settings, select=part.select if part else select, jobs=jobs or None, force=force,
+                            progress=show)
+    finally:
+        show.close()
     counts: dict[str, int] = {}
     for record in out.local.values():
         counts[record.outcome.value] = counts.get(record.outcome.value, 0) + 1
     console.print(f"{len(out.local)} claim(s), {len(out.ran)} run now, {len(out.local) - len(out.ran)} from "
                   f"cache or skipped, in {out.seconds:.1f}s: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+    if part or bundle:
+        team.write_bundle(settings, out, part, bundle, console)
     if out.failures:
         console.print(errors.summary(out.failures), style="red", markup=False, highlight=False, soft_wrap=True)
         for cid, record in sorted(out.local.items()):
@@ -162,9 +172,11 @@ def record(
     raise typer.Exit(rec.main(argv))
 
 
+from verify.cli import team as _team  # noqa: E402  (merge, shards, durations)
 from verify.cli.bench import bench_app  # noqa: E402  (light: torch is imported only when a benchmark runs)
 from verify.quiz.terminal import quiz_app  # noqa: E402  (light: typer and rich only; `verify quiz anki` exports Anki)
 
+_team.register(app)
 app.add_typer(quiz_app, name="quiz")
 app.add_typer(bench_app, name="bench")
 

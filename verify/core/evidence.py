@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from verify.core import matchers
 from verify.core.records import Evidence, ExceptionInfo, Outcome, Provenance, WorkerResult
-from verify.core.registry import ClaimSpec
+from verify.core.registry import ClaimSpec, Registry
 
 # Statuses shown on the site.
 VERIFIED_HERE = "verified-here"
@@ -79,6 +79,17 @@ def rejudge(spec: ClaimSpec, record: Evidence) -> Evidence:
         record = replace(record, exception=ExceptionInfo(etype, emsg))
     outcome, message = judge(spec, record.as_result())
     return make(spec, record.snippet_hash, outcome, message, record.provenance, record.as_result())
+
+
+def is_current(reg: Registry, record: Evidence) -> bool:
+    """Whether the record was made from the snippet as it is now (a declared claim, the same hash)."""
+    spec = reg.claims.get(record.id)
+    return spec is not None and record.snippet_hash == reg.files[spec.snippet]
+
+
+def rejudge_stored(reg: Registry, record: Evidence) -> Evidence:
+    """A stored record judged again by its current claim; a record of a changed snippet stays as it was (stale)."""
+    return rejudge(reg.claims[record.id], record) if is_current(reg, record) else record
 
 
 def status_of(record: Evidence | None, current_hash: str, local: bool) -> str:

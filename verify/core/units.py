@@ -15,6 +15,12 @@ def fmt_time(s: float) -> str:
     return f"{s * 1e9:.3g} ns"
 
 
+def fmt_eta(s: float) -> str:
+    """``42 s``, ``3 min 05 s``: an estimate, to the second."""
+    s = round(s)
+    return f"{s // 60} min {s % 60:02d} s" if s >= 60 else f"{s} s"
+
+
 def fmt_rate(extra: dict[str, Any]) -> str:
     if "speedup" in extra:  # DataLoader workers: the limit is the ideal speedup min(workers, cores)
         return f"{extra['speedup']:.2f}× (理想 {extra.get('ideal_speedup', '?')}×)"

@@ -13,7 +13,7 @@ import platform
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from verify.core import binding, evidence
 from verify.core.errors import Failure
@@ -23,7 +23,7 @@ from verify.running import guard, runner
 from verify.running.probe import git_commit, now, probe
 from verify.settings import Settings
 from verify.storage import recorded, scan
-from verify.storage.cache import EvidenceCache
+from verify.storage.cache import EvidenceCache, env_key
 
 log = logging.getLogger("mkdocs.verify")
 
@@ -40,6 +40,8 @@ class Verification:
     failures: list[Failure] = field(default_factory=list)
     ran: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: wall seconds of each snippet file whose every runnable claim ran this time (worker start-up included)
+    file_seconds: dict[str, float] = field(default_factory=dict)
     _sentences: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     def status(self, claim_id: str) -> str:
@@ -129,16 +131,31 @@ def provenance(info: dict[str, Any], commit: str, threads: int | None = None) ->
     return Provenance.of_machine(info, **extra)
 
 
-def _rejudged(reg: Registry, remote: dict[str, dict[str, Evidence]]) -> dict[str, dict[str, Evidence]]:
-    """Recorded evidence judged again by the current claims; records of a changed snippet stay stale."""
-    out: dict[str, dict[str, Evidence]] = {}
-    for dev, records in remote.items():
-        out[dev] = {}
+def _recorded(settings: Settings, reg: Registry, info: dict[str, Any]
+              ) -> tuple[dict[str, Evidence], dict[str, dict[str, Evidence]]]:
+    """(records of this very environment, records of other devices), all judged again.
+
+    A record counts as this machine's when it was made on the same device key with the same
+    torch, build and Python: the environment the evidence cache is keyed by.
+    """
+    here: dict[str, Evidence] = {}
+    remote: dict[str, dict[str, Evidence]] = {}
+    mine = env_key(info)
+    for dev, records in recorded.load_all(settings).items():
         for cid, record in records.items():
-            spec = reg.claims.get(cid)
-            current = spec is not None and record.snippet_hash == reg.files[spec.snippet]
-            out[dev][cid] = evidence.rejudge(spec, record) if current and spec else record
-    return out
+            if dev == info["device_key"] and env_key(record.provenance.to_json()) == mine:
+                here[cid] = evidence.rejudge_stored(reg, record)
+            else:
+                remote.setdefault(dev, {})[cid] = evidence.rejudge_stored(reg, record)
+    return here, remote
+
+
+class Progress(Protocol):
+    """What a command shows while claims run."""
+
+    def start(self, specs: list[ClaimSpec]) -> None: ...
+
+    def done(self, claim_id: str, record: Evidence) -> None: ...
 
 
 def verify(
@@ -148,16 +165,24 @@ def verify(
     jobs: int | None = None,
     force: bool = False,
     run: bool = True,
-    progress: Callable[[str, Evidence], None] | None = None,
+    progress: Progress | None = None,
 ) -> Verification:
-    """Evidence for every selected claim; failures collected, never raised one by one."""
+    """Evidence for every selected claim; failures collected, never raised one by one.
+
+    A claim's evidence comes from the cache, else from running it; a build that runs nothing
+    (``run=False``: the site job of a sharded run) takes what ``verify merge`` recorded under
+    ``evidence/`` for this very environment, as it is: a pass, a failure, or stale. Running
+    always wins over a record, so a build that may run claims shows what ran on it.
+    """
     start = time.monotonic()
     reg = scan.load_registry(settings)
     info = probe(settings)
     cache = EvidenceCache(settings.cache_dir, info)
     commit = git_commit(settings.root)
+    here, remote = _recorded(settings, reg, info)
     local: dict[str, Evidence] = {}
     to_run: dict[str, list[ClaimSpec]] = {}
+    runnable: dict[str, int] = {}
     problems: list[Failure] = []
     watch: guard.Guard | None = None
     for spec in reg.claims.values():
@@ -168,6 +193,7 @@ def verify(
         if reason:
             local[spec.id] = evidence.make(spec, shash, Outcome.SKIPPED, reason, provenance(info, commit))
             continue
+        runnable[spec.snippet] = runnable.get(spec.snippet, 0) + 1
         cached = None if force else cache.get(spec.id, shash)
         if cached is not None:
             cached = evidence.rejudge(spec, cached)
@@ -177,8 +203,12 @@ def verify(
             local[spec.id] = cached
         elif run:
             to_run.setdefault(spec.snippet, []).append(spec)
+        elif spec.id in here:  # merged from bundles: a pass, a failure, or a record of an older snippet
+            local[spec.id] = here[spec.id]
+    file_seconds: dict[str, float] = {}
 
-    def done(snippet: str, raws: dict[str, WorkerResult]) -> None:
+    def done(snippet: str, raws: dict[str, WorkerResult], seconds: float) -> None:
+        file_seconds[snippet] = file_seconds.get(snippet, 0.0) + seconds
         for spec in to_run[snippet]:
             if spec.id not in raws:  # run in the other batch (ordinary or performance) of this file
                 continue
@@ -191,7 +221,7 @@ def verify(
             if written and watch is not None:
                 watch.wrote(written)
             if progress:
-                progress(spec.id, record)
+                progress.done(spec.id, record)
 
     if to_run:
         count = sum(len(v) for v in to_run.values())
@@ -201,6 +231,8 @@ def verify(
             return runner.WorkerEnv(settings=settings, device=info["device"], threads=threads)
 
         jobs = jobs or settings.jobs or max(1, min(4, os.cpu_count() or 1))
+        if progress:
+            progress.start([s for specs in to_run.values() for s in specs])
         with guard.exclusive(settings):
             watch = guard.Guard(settings)
             runner.run_many(to_run, make_env, jobs=jobs, on_done=done)
@@ -214,9 +246,8 @@ def verify(
                         "ctx.workdir)", ", ".join(changed[:8]))
     failures = list(reg.problems) + problems
     for cid, record in sorted(local.items()):
-        if record.bad:
+        if record.bad and evidence.is_current(reg, record):
             failures.append(Failure(cid, record.snippet, f"{record.outcome}: {record.message}", snippet=record.snippet))
-    remote = _rejudged(reg, recorded.load_all(settings, exclude=info["device_key"]))
     for dev, records in sorted(remote.items()):
         for cid, record in sorted(records.items()):
             declared = reg.claims.get(cid)
@@ -224,4 +255,5 @@ def verify(
                 failures.append(Failure(cid, f"evidence/{dev}.json", f"recorded on {record.provenance.device_name or dev}: "
                                         f"{record.outcome}: {record.message}", snippet=declared.snippet))
     ran = [s.id for specs in to_run.values() for s in specs]
-    return Verification(settings, reg, info, local, remote, failures, ran, time.monotonic() - start)
+    whole = {f: round(t, 2) for f, t in file_seconds.items() if len(to_run[f]) == runnable[f]}
+    return Verification(settings, reg, info, local, remote, failures, ran, time.monotonic() - start, whole)

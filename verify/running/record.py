@@ -18,17 +18,13 @@ from pathlib import Path
 
 from verify.running import engine
 from verify.settings import Settings
-from verify.storage import recorded
-
-MACHINE_KEYS = ("device_name", "torch", "torch_build", "cuda_runtime", "gpu_capability", "cpu_model", "cpu_count",
-                "python", "os")
+from verify.storage import bundles, recorded
 
 
 def record(settings: Settings, only_cuda: bool = False, jobs: int | None = None) -> tuple[Path, engine.Verification]:
     select = (lambda spec: "cuda" in spec.needs) if only_cuda else None
     out = engine.verify(settings, select=select, jobs=jobs, force=True)
-    machine = {k: out.probe.get(k) for k in MACHINE_KEYS}
-    path = recorded.write(settings, out.probe["device_key"], out.local, machine)
+    path = recorded.write(settings, out.probe["device_key"], out.local, bundles.machine_of(out.probe))
     return path, out
 
 

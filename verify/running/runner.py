@@ -28,6 +28,7 @@ from typing import Any
 
 from verify.core.records import ExceptionInfo, Outcome, WorkerResult
 from verify.core.registry import ClaimSpec
+from verify.running import quiet
 from verify.running.worker import OUTPUT_FILE
 from verify.settings import Settings
 
@@ -212,27 +213,33 @@ def run_many(
     *,
     jobs: int,
     default_timeout: float = DEFAULT_TIMEOUT,
-    on_done: Callable[[str, dict[str, WorkerResult]], None] | None = None,
+    on_done: Callable[[str, dict[str, WorkerResult], float], None] | None = None,
 ) -> dict[str, WorkerResult]:
-    """Run several snippet files: ordinary claims in parallel, then performance claims alone."""
+    """Run several snippet files: ordinary claims in parallel, then performance claims alone.
+
+    ``on_done(snippet, results, seconds)`` follows each batch of a file, with its wall time.
+    """
     ordinary = {f: [s for s in specs if s.kind != "perf"] for f, specs in groups.items()}
     perf = {f: [s for s in specs if s.kind == "perf"] for f, specs in groups.items()}
     results: dict[str, WorkerResult] = {}
     lock = threading.Lock()
     cores = os.cpu_count() or 1
 
-    def one(item: tuple[str, list[ClaimSpec]], threads: int | None) -> None:
+    def one(item: tuple[str, list[ClaimSpec]], threads: int | None, measuring: bool = False) -> None:
         snippet, specs = item
-        out = run_file(snippet, specs, make_env(threads), default_timeout)
+        with quiet.hold(measuring):
+            began = time.monotonic()
+            out = run_file(snippet, specs, make_env(threads), default_timeout)
+            seconds = time.monotonic() - began
         with lock:
             results.update(out)
         if on_done:
-            on_done(snippet, out)
+            on_done(snippet, out, seconds)
 
     todo: Iterable[tuple[str, list[ClaimSpec]]] = [(f, s) for f, s in ordinary.items() if s]
     threads = max(1, cores // max(1, jobs))
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         list(pool.map(lambda item: one(item, threads), todo))
     for item in ((f, s) for f, s in perf.items() if s):
-        one(item, None)
+        one(item, None, measuring=True)
     return results

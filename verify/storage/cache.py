@@ -19,7 +19,8 @@ from verify.storage.fs import CORRUPT, atomic_write_json, read_json
 
 
 def env_key(probe: dict[str, Any]) -> str:
-    parts = [probe["torch"], probe["torch_build"], probe["device_key"], probe["device_name"], probe["python"]]
+    """The environment evidence is kept under: a probe of this machine, or a record's provenance."""
+    parts = [str(probe.get(k) or "") for k in ("torch", "torch_build", "device_key", "device_name", "python")]
     readable = f"{probe['device_key']}-torch{probe['torch']}-{probe['torch_build']}"
     return readable + "-" + hashlib.sha256("|".join(parts).encode()).hexdigest()[:8]
 

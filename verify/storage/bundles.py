@@ -1,0 +1,106 @@
+"""Evidence bundles: what one machine's run produced, and their merge into what the build shows.
+
+``verify run --shard K/N --bundle PATH`` writes a bundle: every selected claim's record (from the
+cache or run now, failures and skips included), the machine, the shard, and the wall time of each
+snippet file that ran whole. A GPU recording (``evidence/<device>.json``) has the same shape.
+
+``verify merge`` reads bundles from any machines, judges every record again by the current
+claims (a stored verdict is never trusted; a record of a changed snippet stays stale), and writes
+one file per device under ``evidence/``. Of two records of one claim on one device the current one
+wins, then the newer. Every bundle is read and checked before anything is written, so a bad
+bundle changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from verify.core import evidence
+from verify.core.records import Evidence
+from verify.core.registry import Registry
+from verify.settings import Settings
+from verify.storage import recorded, scan
+
+KIND = "verify-bundle"
+MACHINE_KEYS = ("device_name", "torch", "torch_build", "cuda_runtime", "gpu_capability", "cpu_model", "cpu_count",
+                "python", "os")
+
+
+def machine_of(probe: dict[str, Any]) -> dict[str, Any]:
+    return {k: probe.get(k) for k in MACHINE_KEYS}
+
+
+def write(path: Path, probe: dict[str, Any], records: dict[str, Evidence], *, shard: tuple[int, int] | None,
+          file_seconds: dict[str, float], wall_s: float, git_commit: str, created: str) -> Path:
+    return recorded.write_file(path, probe["device_key"], records, machine_of(probe), kind=KIND,
+                               shard=list(shard) if shard else None, created=created, git_commit=git_commit,
+                               wall_s=round(wall_s, 2), files=dict(sorted(file_seconds.items())))
+
+
+def _display(settings: Settings, path: Path) -> str:
+    try:
+        return path.resolve().relative_to(settings.root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+@dataclass
+class Report:
+    """What a merge did, for the command to print."""
+
+    written: dict[str, Path] = field(default_factory=dict)  # device key -> file
+    bundles: list[tuple[str, str, int]] = field(default_factory=list)  # (bundle, device, records)
+    failing: list[tuple[str, str, str]] = field(default_factory=list)  # (claim, device, message): current and bad
+    stale: list[tuple[str, str]] = field(default_factory=list)  # (claim, device): made from an older snippet
+    unknown: list[tuple[str, str]] = field(default_factory=list)  # (claim, bundle): no snippet declares it
+    replaced: list[tuple[str, str, str]] = field(default_factory=list)  # (claim, device, the bundle that lost)
+    missing: list[str] = field(default_factory=list)  # declared claims no device file holds a record of
+
+
+def _rank(reg: Registry, record: Evidence, order: int) -> tuple[bool, str, int]:
+    return evidence.is_current(reg, record), record.provenance.date or "", order
+
+
+def merge(settings: Settings, paths: list[Path]) -> Report:
+    reg = scan.load_registry(settings)
+    files = [recorded.read(p, _display(settings, p)) for p in paths]  # all checked before any write
+    report = Report()
+    chosen: dict[str, dict[str, tuple[Evidence, int, str]]] = {}  # device -> claim -> (record, order, origin)
+    machines: dict[str, tuple[str, dict[str, Any]]] = {}
+    for dev, records in recorded.load_all(settings).items():
+        chosen[dev] = {cid: (rec, -1, f"evidence/{dev}.json") for cid, rec in records.items() if cid in reg.claims}
+    for order, bundle in enumerate(files):
+        name = _display(settings, bundle.path)
+        dev = bundle.device_key
+        report.bundles.append((name, dev, len(bundle.claims)))
+        created = str(bundle.extra.get("created") or "")
+        if dev not in machines or created >= machines[dev][0]:
+            machines[dev] = (created, bundle.machine)
+        slot = chosen.setdefault(dev, {})
+        for cid, record in bundle.claims.items():
+            if cid not in reg.claims:
+                report.unknown.append((cid, name))
+                continue
+            record = evidence.rejudge_stored(reg, record)
+            old = slot.get(cid)
+            if old is None or _rank(reg, record, order) > _rank(reg, old[0], old[1]):
+                if old is not None and old[1] >= 0:
+                    report.replaced.append((cid, dev, old[2]))
+                slot[cid] = (record, order, name)
+            elif old[1] >= 0:
+                report.replaced.append((cid, dev, name))
+    for dev, slot in sorted(chosen.items()):
+        if not any(order >= 0 for _, order, _ in slot.values()):
+            continue  # no bundle of this device: its file stays as it is
+        records = {cid: rec for cid, (rec, _, _) in slot.items()}
+        for cid, rec in sorted(records.items()):
+            if not evidence.is_current(reg, rec):
+                report.stale.append((cid, dev))
+            elif rec.bad:
+                report.failing.append((cid, dev, f"{rec.outcome}: {rec.message}"))
+        report.written[dev] = recorded.write_file(settings.evidence_dir / f"{dev}.json", dev, records,
+                                                  machines[dev][1])
+    report.missing = sorted(set(reg.claims) - {cid for slot in chosen.values() for cid in slot})
+    return report
