@@ -10,14 +10,17 @@ from rich.console import Console
 from tests._project import settings, write
 from tests.test_runner import HEADER, _claim
 from verify.core.records import Evidence, Outcome, Provenance
-from verify.core.registry import ClaimSpec
 from verify.cli.progress import RunProgress
 from verify.running import engine, quiet
 from verify.running.shards import Durations
+from verify.storage import scan
 
 
-def _spec(cid: str) -> ClaimSpec:
-    return ClaimSpec(id=cid, question="q", statement="s", snippet="snippets/q/a.py", line=1, kind="fact")
+def _registry(tmp_path):
+    root = write(tmp_path, {"snippets/q/a.py": HEADER.replace("'r'", "'q'") + _claim("q.a", "return {'x': 1}")
+                            + _claim("q.b", "return {'x': 1}")})
+    reg = scan.load_registry(settings(root))
+    return reg, [reg.claims["q.a"], reg.claims["q.b"]]
 
 
 def _record(cid: str, outcome: Outcome) -> Evidence:
@@ -26,11 +29,14 @@ def _record(cid: str, outcome: Outcome) -> Evidence:
                     traceback="", duration_s=1.0, provenance=Provenance())
 
 
-def test_plain_lines_count_claims_failures_and_time_left_from_recorded_durations():
+def test_plain_lines_count_claims_failures_and_time_left_from_recorded_durations(tmp_path):
+    reg, specs = _registry(tmp_path)
     out = io.StringIO()
-    show = RunProgress(Console(file=out, force_terminal=False, width=200), Durations({"q.a": 30.0, "q.b": 90.0}, {}))
-    show.start([_spec("q.a"), _spec("q.b")])
-    assert "running 2 claim(s); recorded durations say about 2 min 00 s of work" in out.getvalue()
+    durations = Durations({"q.a": 30.0, "q.b": 90.0}, {"snippets/q/a.py": 122.0})
+    show = RunProgress(Console(file=out, force_terminal=False, width=200), durations, reg)
+    show.start(specs)
+    # two ordinary claims run two at a time: (30 + 90 + the file's 2 s start-up) / 2
+    assert "running 2 claim(s); recorded durations say about 1 min 01 s of work" in out.getvalue()
     show.done("q.a", _record("q.a", Outcome.FAIL))
     line = out.getvalue().splitlines()[-1]
     assert "fail q.a" in line and "[1/2, 1 failed, about" in line
@@ -38,10 +44,11 @@ def test_plain_lines_count_claims_failures_and_time_left_from_recorded_durations
     assert "[2/2, 1 failed, about 0 s left]" in out.getvalue()
 
 
-def test_on_a_terminal_a_bar_shows_claims_and_failures():
+def test_on_a_terminal_a_bar_shows_claims_and_failures(tmp_path):
+    reg, specs = _registry(tmp_path)
     out = io.StringIO()
-    show = RunProgress(Console(file=out, force_terminal=True, width=160), Durations({}, {}))
-    show.start([_spec("q.a"), _spec("q.b")])
+    show = RunProgress(Console(file=out, force_terminal=True, width=160), Durations({}, {}), reg)
+    show.start(specs)
     show.done("q.a", _record("q.a", Outcome.ERROR))
     show.bar.refresh()  # type: ignore[union-attr]
     show.close()

@@ -74,13 +74,14 @@ def run(
     from verify.cli.progress import RunProgress  # noqa: PLC0415
     from verify.core import errors  # noqa: PLC0415
     from verify.running import engine  # noqa: PLC0415
+    from verify.storage import scan  # noqa: PLC0415
 
     settings = settings_for(root)
     _check_filters(settings, ids, question)
     select = _selector(ids, question, device)
     durations = team.durations_or_exit(settings)
     part = team.shard_selection(settings, shard, select, durations, console) if shard else None
-    show = RunProgress(console, durations)
+    show = RunProgress(console, durations, scan.load_registry(settings))
     try:
         out = engine.verify(settings, select=part.select if part else select, jobs=jobs or None, force=force,
                             progress=show)
