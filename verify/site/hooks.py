@@ -2,11 +2,21 @@
 
 Rendering does not depend on this hook (Zensical ignores ``hooks:`` and still renders every
 badge); the hook only adds ``evidence.json`` (the ledger), ``quiz.json`` and the Anki deck to the built site.
+
+Under ``mkdocs serve`` it also watches the claim sources (:func:`on_serve`): saving a snippet
+rebuilds, the session re-runs that file's claims only (the evidence cache is content-addressed)
+and the browser reloads. Strict mode and serve: ``make serve`` builds with ``--strict`` first
+(``make site``), so a failing site is refused before the server starts, and then serves with
+``--no-strict``. A strict rebuild that fails is not shown: MkDocs keeps the server waiting for a
+good build, so requests hang and the browser keeps the old page. Without strict the rebuild
+finishes, the page shows the claim as 失败 with its message, the terminal logs the failure summary
+(``log.error``), and the server carries on.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +30,7 @@ from verify.site import session
 from verify.storage.fs import atomic_write_text
 
 LEDGER_FORMAT = 1
+log = logging.getLogger("mkdocs.verify")
 
 
 def ledger_document(sess: session.Session) -> dict[str, Any]:
@@ -38,6 +49,29 @@ def on_config(config: Any, **kwargs: Any) -> Any:
     except ClaimError as exc:
         raise PluginError(str(exc)) from exc
     return config
+
+
+def on_pre_build(config: Any, **kwargs: Any) -> None:
+    """Every build compares the sources again, however soon after the previous one it starts."""
+    session.recheck()
+
+
+def on_serve(server: Any, config: Any, builder: Any, **kwargs: Any) -> Any:
+    """Watch the snippets and the recorded evidence, for every mkdocs.yml that uses this hook.
+
+    A hook, not ``watch:`` in mkdocs.yml: the folders follow the checkout of the config being
+    served, and each project's mkdocs.yml need not repeat them. MkDocs watches docs_dir itself.
+    Not ``verify/`` (also a source of the session): the server process imports the library and
+    would render with its old code; restart the server after changing it.
+    """
+    settings = settings_mod.for_site()
+    for folder in (settings.snippets_dir, settings.evidence_dir):
+        if folder.is_dir():
+            server.watch(str(folder))
+    if config["strict"]:
+        log.warning("verify: serving in strict mode: a rebuild with a failing claim is not shown and the server "
+                    "waits until it is fixed; serve with --no-strict to see the failure on the page")
+    return server
 
 
 def on_post_build(config: Any, **kwargs: Any) -> None:

@@ -3,7 +3,9 @@
 Pages only render evidence; the session runs what is missing once, when the first fence asks.
 It also reads every page for the claims it shows, so that an unknown claim on a page, a claim
 on no page, and every failed claim are reported together in one summary that fails the build.
-A change to any snippet, page or evidence file starts a fresh session (``mkdocs serve``).
+A change to any snippet, page or evidence file starts a fresh session (``mkdocs serve``): the
+hook calls :func:`recheck` as each build starts, and the content-addressed cache makes the fresh
+session run only the claims of the snippet files that changed.
 """
 
 from __future__ import annotations
@@ -37,6 +39,17 @@ WATCHED = (("snippets", "*"), ("docs", "*.md"), ("evidence", "*.json"), ("verify
 
 def _signature(root: Path) -> Stamp:
     return tree_stamp(root, WATCHED)
+
+
+def recheck() -> None:
+    """Make the next :func:`get` compare the sources again: a new build has started.
+
+    Without it a rebuild that ``mkdocs serve`` starts within ``RECHECK_S`` of the previous build's
+    last fence (a snippet saved right after a page) would render the old session.
+    """
+    global _checked_at
+    with _lock:
+        _checked_at = float("-inf")
 
 
 def scan_pages(docs: Path, cache_dir: Path | None = None) -> dict[str, Prose]:
