@@ -183,6 +183,16 @@ def test_merge_marks_stale_fails_loudly_and_never_half_writes(tmp_path):
     assert [c for c, _, _ in report.failing] == [f"{Q}.a-0"]  # same date: the later bundle
     before = {p.name: p.read_bytes() for p in (root / "evidence").iterdir()}
 
+    # a record of a claim no snippet declares any more stays in the device file, and is not counted
+    device_file = next((root / "evidence").iterdir())
+    data_on_disk = json.loads(device_file.read_text())
+    data_on_disk["claims"]["gone.claim"] = {**data_on_disk["claims"][f"{Q}.c-0"], "id": "gone.claim"}
+    device_file.write_text(json.dumps(data_on_disk))
+    report = bundles.merge(settings(root), [bundle])
+    assert "gone.claim" in json.loads(device_file.read_text())["claims"]
+    assert all(cid != "gone.claim" for cid, _ in report.stale)
+    before = {p.name: p.read_bytes() for p in (root / "evidence").iterdir()}
+
     # a broken bundle is named, with the claim, and nothing recorded is lost
     data["claims"][f"{Q}.c-0"] = {"id": f"{Q}.c-0"}
     broken = tmp_path / "broken.json"

@@ -70,7 +70,7 @@ def merge(settings: Settings, paths: list[Path]) -> Report:
     chosen: dict[str, dict[str, tuple[Evidence, int, str]]] = {}  # device -> claim -> (record, order, origin)
     machines: dict[str, tuple[str, dict[str, Any]]] = {}
     for dev, records in recorded.load_all(settings).items():
-        chosen[dev] = {cid: (rec, -1, f"evidence/{dev}.json") for cid, rec in records.items() if cid in reg.claims}
+        chosen[dev] = {cid: (rec, -1, f"evidence/{dev}.json") for cid, rec in records.items()}  # kept, even if gone
     for order, bundle in enumerate(files):
         name = _display(settings, bundle.path)
         dev = bundle.device_key
@@ -96,6 +96,8 @@ def merge(settings: Settings, paths: list[Path]) -> Report:
             continue  # no bundle of this device: its file stays as it is
         records = {cid: rec for cid, (rec, _, _) in slot.items()}
         for cid, rec in sorted(records.items()):
+            if cid not in reg.claims:
+                continue  # an earlier record of a claim since removed: kept as it was
             if not evidence.is_current(reg, rec):
                 report.stale.append((cid, dev))
             elif rec.bad:
