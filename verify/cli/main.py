@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from verify.cli.common import RootOpt, settings_for
+from verify.cli.common import RootOpt, selector, settings_for
 from verify.settings import Settings
 
 app = typer.Typer(help="Run the knowledge base's claims, inspect their evidence, practise its questions.",
@@ -22,22 +22,6 @@ app = typer.Typer(help="Run the knowledge base's claims, inspect their evidence,
 console = Console()
 
 DeviceOpt = Annotated[str, typer.Option(help="any | cpu | cuda: keep claims that need (or do not need) CUDA")]
-
-
-def _selector(ids: list[str], question: str | None, device: str):
-    if device not in ("any", "cpu", "cuda"):
-        raise typer.BadParameter(f"--device must be any, cpu or cuda, not {device!r}", param_hint="--device")
-
-    def select(spec) -> bool:
-        if ids and not any(fnmatch.fnmatchcase(spec.id, pat) for pat in ids):
-            return False
-        if question and spec.question != question:
-            return False
-        if device == "cuda" and "cuda" not in spec.needs:
-            return False
-        return not (device == "cpu" and "cuda" in spec.needs)
-
-    return select
 
 
 def _check_filters(settings: Settings, ids: list[str], question: str | None) -> None:
@@ -78,7 +62,7 @@ def run(
 
     settings = settings_for(root)
     _check_filters(settings, ids, question)
-    select = _selector(ids, question, device)
+    select = selector(ids, question, device)
     durations = team.durations_or_exit(settings)
     part = team.shard_selection(settings, shard, select, durations, console) if shard else None
     show = RunProgress(console, durations, scan.load_registry(settings))

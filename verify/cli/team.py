@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from verify.cli.common import RootOpt, settings_for
+from verify.cli.common import RootOpt, selector, settings_for
 from verify.core.errors import ClaimError
 from verify.core.registry import ClaimSpec
 from verify.core.units import fmt_eta as fmt_time
@@ -119,12 +119,11 @@ def shards_cmd(count: Annotated[int, typer.Argument(min=1, help="how many shards
                device: Annotated[str, typer.Option(help="any | cpu | cuda, as for verify run")] = "any",
                root: RootOpt = None) -> None:
     """Show how `verify run --shard K/N` splits the claims: files, claims and expected time per shard."""
-    from verify.cli.main import _selector  # noqa: PLC0415
     from verify.storage import scan  # noqa: PLC0415
 
     settings = settings_for(root)
     durations = durations_or_exit(settings)
-    select = _selector([], None, device)
+    select = selector([], None, device)
     plan, _ = _plan(settings, count, select, durations)
     reg = scan.load_registry(settings)
     table = Table("shard", "files", "claims", "expected time")
