@@ -76,7 +76,7 @@ class RunProgress:
         out: dict[str, float] = {}
         for snippet, wall in walls.items():
             mine = [s for s in specs if s.snippet == snippet]
-            own = {s.id: self.durations.claim(s) * (1.0 if s.kind == "perf" else 1.0 / shards.LANES) for s in mine}
+            own = {s.id: self.durations.wall(s) for s in mine}
             total = sum(own.values())
             for cid, w in own.items():
                 out[cid] = max(wall * (w / total if total else 1.0 / len(own)), 0.001)

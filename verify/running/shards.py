@@ -70,6 +70,10 @@ class Durations:
         known = self.claims.get(spec.id)
         return known if known is not None else self._typical_claim
 
+    def wall(self, spec: ClaimSpec) -> float:
+        """Wall seconds the claim adds to a shard: its run time, shared with another lane unless it is timed."""
+        return self.claim(spec) * (1.0 if spec.kind == "perf" else 1.0 / LANES)
+
     def startup(self, snippet: str, specs: list[ClaimSpec]) -> float | None:
         """A file's worker start-up: its recorded wall time less its claims' (None: not recorded)."""
         if snippet in self.files and all(s.id in self.claims for s in specs):
@@ -99,11 +103,10 @@ def weights(reg: Registry, durations: Durations,
         chosen = [s for s in specs if select is None or select(s)]
         if not chosen:
             continue
-        ordinary = sum(durations.claim(s) for s in chosen if s.kind != "perf")
-        timed = sum(durations.claim(s) for s in chosen if s.kind == "perf")
+        work = sum(durations.wall(s) for s in chosen)
         recorded = startups[f]
         start = typical if recorded is None else recorded
-        out[f] = round((ordinary + start) / LANES + timed if ordinary + timed > 0 else 0.0, 3)
+        out[f] = round(work + start / LANES if work > 0 else 0.0, 3)
     return out
 
 
