@@ -28,8 +28,23 @@ def test_second_run_is_served_from_cache(tmp_path):
 def test_editing_one_snippet_reruns_only_its_claims(tmp_path):
     root = _project(tmp_path)
     engine.verify(settings(root), jobs=1)
-    (root / "snippets/c/b.py").write_text(SNIP.format(cid="c.b", value=1) + "# edited\n")
+    (root / "snippets/c/b.py").write_text(SNIP.format(cid="c.b", value=1) + "N = 2\n")
     assert engine.verify(settings(root), jobs=1).ran == ["c.b"]
+
+
+def test_editing_a_sentence_an_expectation_or_a_comment_reruns_nothing(tmp_path):
+    root = _project(tmp_path)
+    engine.verify(settings(root), jobs=1)
+    edited = (SNIP.format(cid="c.b", value="{'>=': 1}").replace("statement='s'", "statement='x 是 {x}'")
+              + "# a comment\n")
+    (root / "snippets/c/b.py").write_text(edited)
+    again = engine.verify(settings(root), jobs=1)
+    assert again.ran == [] and again.local["c.b"].outcome == "pass"
+    assert again.local["c.b"].expected == {"x": {">=": 1}} and again.sentence("c.b") == "x 是 1"
+    # an expectation the cached observation no longer meets is judged false, and the claim runs again
+    (root / "snippets/c/b.py").write_text(SNIP.format(cid="c.b", value=2))
+    third = engine.verify(settings(root), jobs=1)
+    assert third.ran == ["c.b"] and third.local["c.b"].outcome == "fail"
 
 
 def test_corrupt_entry_is_ignored_and_run_again(tmp_path, caplog):

@@ -33,8 +33,11 @@ def test_recorded_evidence_is_verified_elsewhere_then_stale_after_an_edit(tmp_pa
     row = {r["id"]: r for r in sess.ledger()}["tiny.stride"]
     assert row["elsewhere"][0]["status"] == evidence.VERIFIED_ELSEWHERE and row["elsewhere"][0]["observed"]
 
-    (root / "snippets/tiny/basic.py").write_text(GOOD_SNIPPET + "\n# changed since the recording\n")
+    (root / "snippets/tiny/basic.py").write_text(GOOD_SNIPPET + "\n# a comment added since the recording\n")
     sess = session.get()  # a change to a snippet starts a fresh session
+    assert sess.remote_statuses("tiny.stride") == {"cuda-test-gpu": evidence.VERIFIED_ELSEWHERE}  # not measuring code
+    (root / "snippets/tiny/basic.py").write_text(GOOD_SNIPPET + "\nEXTRA = 1  # code changed since the recording\n")
+    sess = session.get()
     assert sess.remote_statuses("tiny.stride") == {"cuda-test-gpu": evidence.STALE}
     html = fences.claim_fence("tiny.stride", "claim", "claim", {}, None)
     assert 'data-status="stale"' in html and 'data-status="verified-here"' in html

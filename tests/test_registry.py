@@ -64,13 +64,57 @@ def test_hash_covers_imported_workloads_and_named_files(tmp_path):
              "snippets/q/other.py": src.replace("h.x", "h.y").replace("from snippets._workloads.w import f\n",
                                                                      "f = lambda: 1\n").replace('"k.cpp"', '"z"')}
     root = write(tmp_path, files)
-    before = scan.load_registry(settings(root)).files
+    before = scan.load_registry(settings(root)).keys
     (root / "snippets/_workloads/w.py").write_text("def f():\n    return 2\n")
-    after_workload = scan.load_registry(settings(root)).files
-    assert after_workload["snippets/q/a.py"] != before["snippets/q/a.py"]
-    assert after_workload["snippets/q/other.py"] == before["snippets/q/other.py"]
+    after_workload = scan.load_registry(settings(root)).keys
+    assert after_workload["h.x"] != before["h.x"]
+    assert after_workload["h.y"] == before["h.y"]
     (root / "snippets/q/k.cpp").write_text("int main() { return 1; }\n")
-    assert scan.load_registry(settings(root)).files["snippets/q/a.py"] != after_workload["snippets/q/a.py"]
+    assert scan.load_registry(settings(root)).keys["h.x"] != after_workload["h.x"]
+
+
+_TWO = ('"""Two claims."""\nfrom verify.claim import claim\nN = 3\n\ndef helper():\n    return N\n\n'
+        '@claim("m.a", question="q", statement="a is {a}", expect={"a": 3}, kind="perf")\n'
+        'def _(ctx):\n    return {"a": helper()}\n\n'
+        '@claim("m.b", question="q", statement="b", expect={"b": 1})\ndef _(ctx):\n    return {"b": 1}\n')
+
+
+def test_a_key_is_the_measuring_code_not_the_sentence_or_the_expectation(tmp_path):
+    root = write(tmp_path, {"snippets/q/m.py": _TWO})
+    path = root / "snippets/q/m.py"
+
+    def keys_after(text: str) -> dict[str, str]:
+        path.write_text(text)
+        return scan.load_registry(settings(root)).keys
+
+    first = keys_after(_TWO)
+    assert first["m.a"] != first["m.b"]
+    # judging and display: the sentence, the expectation, the question, needs, comments, docstrings, blank lines
+    judged = (_TWO.replace('statement="a is {a}"', 'statement="a 是 {a}"').replace('{"a": 3}', '{"a": {">=": 2}}')
+              .replace('"""Two claims."""', '"""Two claims, explained."""').replace("N = 3\n", "N = 3  # three\n\n")
+              .replace('question="q", statement="b"', 'question="q", needs=["mkl"], statement="b"'))
+    assert keys_after(judged) == first
+    # one claim's code: only that claim
+    body = keys_after(_TWO.replace('return {"b": 1}', 'return {"b": 1 + 0}'))
+    assert body["m.a"] == first["m.a"] and body["m.b"] != first["m.b"]
+    # the kind decides how it runs (a perf claim alone): part of the key
+    assert keys_after(_TWO.replace(', kind="perf")', ")"))["m.a"] != first["m.a"]
+    # a helper or a constant of the file: every claim that may use it
+    shared = keys_after(_TWO.replace("N = 3", "N = 4"))
+    assert shared["m.a"] != first["m.a"] and shared["m.b"] != first["m.b"]
+
+
+def test_a_library_module_counts_by_its_functions_not_its_declarations(tmp_path):
+    lib = 'KINDS = ("a",)\n\ndef compare(x):\n    """Doc."""\n    return x\n'
+    root = write(tmp_path, {"verify/__init__.py": "", "verify/timing.py": lib, "snippets/q/t.py":
+                            'from verify.timing import compare\n'
+                            '@claim("t.x", question="q", statement="s", expect={"x": 1})\ndef _(ctx):\n'
+                            '    return {"x": compare(1)}\n'})
+    first = scan.load_registry(settings(root)).keys["t.x"]
+    (root / "verify/timing.py").write_text(lib.replace('("a",)', '("a", "b")').replace("Doc.", "Documented."))
+    assert scan.load_registry(settings(root)).keys["t.x"] == first
+    (root / "verify/timing.py").write_text(lib.replace("return x", "return x * 1"))
+    assert scan.load_registry(settings(root)).keys["t.x"] != first
 
 
 def _spec(**kw) -> registry.ClaimSpec:
@@ -78,6 +122,7 @@ def _spec(**kw) -> registry.ClaimSpec:
 
 
 def test_needs_are_checked_against_the_machine(monkeypatch):
+    from verify.core import needs
     from verify.running import engine
 
     cpu = {"device": "cpu", "compilers": {"g++": True, "nvcc": False}, "cpu_count": 1, "torch": "2.13.0"}
@@ -85,7 +130,9 @@ def test_needs_are_checked_against_the_machine(monkeypatch):
     assert engine.unmet_need(_spec(needs=("nvcc",)), cpu) == "needs nvcc, which is not on PATH"
     assert engine.unmet_need(_spec(needs=("multicore",)), cpu) == "needs at least two CPU cores"
     assert engine.unmet_need(_spec(needs=("g++",), min_torch="2.14"), cpu) == "needs torch >= 2.14; this is 2.13.0"
-    monkeypatch.setattr(engine, "_libc", lambda: "")
+    monkeypatch.setattr(needs, "_libc", lambda: "")
     assert "needs glibc's malloc" in engine.unmet_need(_spec(needs=("glibc",)), cpu)
-    monkeypatch.setattr(engine, "_libc", lambda: "glibc")
+    monkeypatch.setattr(needs, "_libc", lambda: "glibc")
     assert engine.unmet_need(_spec(needs=("glibc", "g++")), cpu) is None
+    assert "needs a torch built with MKL" in engine.unmet_need(_spec(needs=("mkl",)), cpu)
+    assert engine.unmet_need(_spec(needs=("mkl",)), dict(cpu, mkl=True)) is None

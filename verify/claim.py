@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 KINDS = ("fact", "error", "perf")
-NEEDS = ("cuda", "g++", "nvcc", "multicore", "glibc")
 
 ClaimFn = Callable[["Context"], "dict[str, Any] | None"]
 
@@ -56,7 +55,7 @@ def claim(
         expect: observed key -> expected value or matcher (see ``verify.matchers``).
         raises: ``(exception type name, message fragment)`` for an expected error.
         kind: ``fact`` (default), ``error`` (implied by ``raises``) or ``perf``.
-        needs: requirements beyond a CPU: ``cuda``, ``g++``, ``nvcc``, ``multicore``, ``glibc``.
+        needs: requirements beyond a CPU with torch (``cuda``, ``g++``, ``mkl``, ...: ``verify.core.needs``).
         min_torch: lowest torch version the claim is meaningful on.
         timeout: seconds this claim may take (default: the runner's).
     """

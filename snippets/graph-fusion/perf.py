@@ -210,11 +210,15 @@ def _(ctx):
     question="graph-fusion",
     statement="字节数相同的两条三步链（1M 元素，输出都预先分配好）：算得少的（乘、加、relu）融合后快 {speedup_cheap:x}；算得多的（sin、exp、tanh）编译版的速度在这台机器上是 eager 的 {speedup_transcendental:x}，这个比值随 CPU 而变：它主要比的是 eager 调用的 MKL VML 和 Inductor 生成代码调用的 Sleef 在这颗 CPU 上谁快，不能从“省了内存读写”推出来。",
     kind="perf",
+    needs=["mkl"],
     # The transcendental ratio is observed, not expected: it measured 0.33x on an Intel Xeon
     # (AVX-512), 0.89x on one AMD EPYC and 1.42x on another; no relation holds on all three.
-    # Same bytes, far more arithmetic: three transcendental functions per element cost several times
-    # three multiply-adds on any CPU.
-    expect={"speedup_cheap": {">=": 1.3}, "transcendental_over_cheap_eager": {">=": 2.0}},
+    # How much more the transcendental chain costs in eager is observed too: MKL's VML on an Intel
+    # CPU with AVX-512 computes sin, exp and tanh of 1M floats in about the time a memory-bound op
+    # takes over the same bytes (1.17-1.35x the cheap chain on two Xeons), so "several times" holds
+    # only on some CPUs. Fusing three memory-bound ops into one pass gains on any CPU: the byte
+    # model predicts 2-3x; 1.56x and 1.93x were the smallest seen, and the bound keeps 25% room.
+    expect={"speedup_cheap": {">=": 1.2}},
 )
 def _(ctx):
     # Preallocated outputs: with fresh ones, how often a 4 MiB output page-faults depends on the

@@ -18,8 +18,10 @@ from verify.claim import claim
               "同样的顺序里堆缩小 {fixed_heap_drop_on_64k_free_mib:.0f} MiB，这次释放只花 {fixed_that_64k_free:time}。",
     kind="perf",
     needs=["glibc"],
+    # Byte counts are exact facts: a 16 MiB tensor grows the heap by its size (16.06 MiB seen on
+    # two Xeons: the block and the heap's top pad), within 5%. Times are checked with room.
     expect={"heap_drop_on_32m_free_mib": 0, "heap_drop_on_64k_free_mib": {">=": 16},
-            "trim_free_over_plain_free": {">=": 50}, "heap_growth_for_16m_tensor_mib": {">=": 15},
+            "trim_free_over_plain_free": {">=": 50}, "heap_growth_for_16m_tensor_mib": {"approx": [16, 0.05]},
             "fixed_heap_drop_on_64k_free_mib": 0},
     timeout=120,
 )

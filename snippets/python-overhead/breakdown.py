@@ -69,21 +69,21 @@ def python_variants(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> dict:
 @claim(
     "eager.add-variants",
     question=Q,
-    statement="单线程下交错计时，一元素张量每次调用的耗时：`a + b` 是 {t.add:time}；不计算、也不分配存储的 `a.view(1)`"
+    statement="单线程下交错计时，这台机器上一元素张量每次调用的耗时：`a + b` 是 {t.add:time}；不计算、也不分配存储的 `a.view(1)`"
               " 仍要 {t.view:time}，是 `a + b` 的 {view_over_add:pct}；省掉输出分配的 `torch.add(a, b, out=c)` 是"
               " {t.add_out:time}；在 `torch.inference_mode()` 里（跳过 Autograd 和 ADInplaceOrView 两层）`a + b` 是"
               " {t.add_inference:time}；经 OpOverload 调用的 `torch.ops.aten.add.Tensor(a, b)` 反而要 {t.overload:time}，"
               "是 `a + b` 的 {overload_over_add:x}；不进 dispatcher 的 `a.dim()` 只要 {t.dim:time}。",
     kind="perf",
-    # The profiler facts are exact everywhere. The timings depend on the CPU; the relations hold on
-    # every one because each is a strict subset or superset of the work: a view runs no kernel and
-    # allocates no storage; inference mode skips a dispatcher layer and the version counter; the
-    # OpOverload path adds a Python frame and boxes the arguments on top of the same kernel; `dim()`
-    # reads a field without parsing arguments, dispatching or making a tensor.
+    # The profiler facts are exact everywhere. The timings depend on the CPU. Checked are the
+    # relations with room on every machine: the OpOverload path adds a Python frame and boxes the
+    # arguments on top of the same kernel; `dim()` reads a field without parsing arguments,
+    # dispatching or making a tensor. A view (no kernel, no storage) and inference mode (one
+    # dispatcher layer and the version counter less) save work too, but little next to the Python
+    # side both still pay: 0.80x and 1.16-1.26x `a + b` on two Xeons, too close to 1 to check on
+    # every machine, so the sentence gives this machine's values and checks nothing about them.
     expect={"dim_aten_ops": [], "view_aten_ops": ["aten::view"], "add_aten_ops": ["aten::add"],
-            "overload_aten_ops": ["aten::add"],
-            "view_over_add": {"<": 1.0}, "add_over_inference": {">": 1.0}, "overload_over_add": {">": 1.0},
-            "dim_over_add": {"<=": 0.25}},
+            "overload_aten_ops": ["aten::add"], "overload_over_add": {">": 1.0}, "dim_over_add": {"<=": 0.25}},
 )
 def _(ctx):
     a, b, c = torch.randn(1), torch.randn(1), torch.empty(1)
@@ -118,7 +118,7 @@ CPP_VARIANTS = {"add": 0, "add_inference": 1, "cpu_add": 2, "cpu_add_out": 3, "a
 @claim(
     "eager.add-layers",
     question=Q,
-    statement="把同一个加法放进 C++ 循环里调用（不经过 Python），一层层剥掉：`at::add` 每次 {cpp.add:time}，在"
+    statement="把同一个加法放进 C++ 循环里调用（不经过 Python），一层层剥掉，这台机器上：`at::add` 每次 {cpp.add:time}，在"
               " `c10::InferenceMode` 里 {cpp.add_inference:time}，绕过 dispatcher、直接调 CPU kernel 的入口"
               " `at::cpu::add` 是 {cpp.cpu_add:time}，再不分配输出（`at::cpu::add_out`）只剩 {cpp.cpu_add_out:time}。"
               "按同一次运行里 Python 的 `a + b`（{py_add:time}）折算：Python 一侧（解释器、参数解析、Python 张量对象的"
@@ -129,14 +129,15 @@ CPP_VARIANTS = {"add": 0, "add_inference": 1, "cpu_add": 2, "cpu_add_out": 3, "a
     timeout=240,
     # Exact: only the InferenceMode variant runs with the Autograd key excluded (the loop op is a
     # CompositeImplicitAutograd kernel, so the ops inside see the dispatch state Python sees).
-    # Everywhere: the Autograd layer and the output allocation are work the next variant does
-    # not do (> 1); the dispatcher's two hops are a small part of the call and the Python side a
-    # large one (the binding parses arguments and creates and frees a Python object per call,
-    # where the dispatcher reads a few thread-local words and follows two function pointers).
+    # Everywhere: the output allocation is work the next variant does not do (> 1); the
+    # dispatcher's two hops are a small part of the call and the Python side a large one (the
+    # binding parses arguments and creates and frees a Python object per call, where the
+    # dispatcher reads a few thread-local words and follows two function pointers). The Autograd
+    # layer is work too, but it measured only 1.14x and 1.30x on two Xeons: too close to 1 to
+    # check everywhere, so its ratio is this machine's value in the sentence, not an expectation.
     expect={"autograd_excluded": {"add": False, "add_inference": True, "cpu_add": False, "cpu_add_out": False,
                                   "add_out": False, "view": False},
-            "autograd_layer_ratio": {">": 1.0}, "alloc_ratio": {">": 1.0},
-            "dispatch_share": {"<=": 0.3}, "python_share": {">=": 0.2}},
+            "alloc_ratio": {">": 1.0}, "dispatch_share": {"<=": 0.3}, "python_share": {">=": 0.2}},
 )
 def _(ctx):
     build_extension(ctx.snippet_dir() / SOURCE)

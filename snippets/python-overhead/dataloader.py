@@ -48,16 +48,17 @@ def _(ctx):
     question=Q,
     statement="加速比的理想值是 min(workers, 空闲核数)，本机一共 {cores} 个核，所以最多是 {ideal}；同一时刻两个裸进程"
               "（`multiprocessing.Pool`）做同样的变换快 {speedup.pool_2:x}，是理想值的 {pool_vs_ideal:pct}，差的那部分来自"
-              "此刻被别的进程占着的核，以及进程间的通信；2 个 worker 的 DataLoader 快 {speedup.workers_2:x}，只拿到裸进程加速比的 {workers_vs_pool:pct}，"
-              "再差的这一截是 DataLoader 自己的开销；同样的纯 Python 变换交给 2 个线程则是 {speedup.threads_2:x}，GIL 让它们"
+              "此刻被别的进程占着的核，以及进程间的通信；这台机器上 2 个 worker 的 DataLoader 快 {speedup.workers_2:x}，是裸进程加速比的 {workers_vs_pool:pct}，"
+              "DataLoader 每个 batch 还有自己的开销（共享内存、队列、collate），所以这个比值一般低于 1；同样的纯 Python 变换交给 2 个线程则是 {speedup.threads_2:x}，GIL 让它们"
               "轮流执行，几乎没有加速。",
     kind="perf",
     needs=["multicore"],
     # workers_vs_pool: the DataLoader runs the same transforms in as many processes as the pool and
     # adds its own work per batch (a shared-memory tensor, a queue, collation: dataloader.per-batch-cost),
-    # so it stays below the pool (< 1) while keeping most of the pool's speedup (>= 0.6) for items
-    # that cost milliseconds. threads_speedup: the GIL serialises pure-Python work on any machine.
-    expect={"workers_vs_pool": {"between": [0.6, 1.0]}, "threads_speedup": {"<=": 1.5}},
+    # yet keeps most of the pool's speedup (>= 0.6) for items that cost milliseconds. That it stays
+    # below the pool is this machine's value in the sentence: 0.85 and 0.92 on two Xeons are too
+    # close to 1 to check everywhere. threads_speedup: the GIL serialises pure-Python work on any machine.
+    expect={"workers_vs_pool": {">=": 0.6}, "threads_speedup": {"<=": 1.5}},
 )
 def _(ctx):
     cores = os.cpu_count() or 1

@@ -151,7 +151,21 @@ def durations_cmd(bundle_files: BundlesArg, root: RootOpt = None) -> None:
                   highlight=False)
 
 
+def rekey_cmd(bundle: Annotated[Path, typer.Argument(help="a bundle whose records carry whole-file snippet hashes")],
+              at: Annotated[str, typer.Option("--at", help="the commit the bundle ran at (its git_commit)")],
+              out: Annotated[Path, typer.Option("--out", "-o", help="where to write the re-keyed bundle")],
+              root: RootOpt = None) -> None:
+    """Key an older bundle's records by their measuring code, computed on the tree of the commit they ran at."""
+    from verify.storage import rekey  # noqa: PLC0415
+
+    settings = settings_for(root)
+    moved, left = _or_exit(lambda: rekey.rekey(settings.root, bundle, at, out))
+    console.print(f"wrote {out}: {moved} record(s) re-keyed, {left} left as they were (stale, or never current)",
+                  highlight=False)
+
+
 def register(app: typer.Typer) -> None:
     app.command("merge")(merge)
     app.command("shards")(shards_cmd)
     app.command("durations")(durations_cmd)
+    app.command("rekey")(rekey_cmd)

@@ -84,7 +84,7 @@ def rejudge(spec: ClaimSpec, record: Evidence) -> Evidence:
 def is_current(reg: Registry, record: Evidence) -> bool:
     """Whether the record was made from the snippet as it is now (a declared claim, the same hash)."""
     spec = reg.claims.get(record.id)
-    return spec is not None and record.snippet_hash == reg.files[spec.snippet]
+    return spec is not None and record.snippet_hash == reg.key(spec.id)
 
 
 def rejudge_stored(reg: Registry, record: Evidence) -> Evidence:

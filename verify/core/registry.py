@@ -15,12 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from verify.claim import KINDS, NEEDS
+from verify.claim import KINDS
+from verify.core import measuring
 from verify.core.errors import ClaimError, Failure
+from verify.core.needs import NEEDS
 
 _FIELDS = {"question", "statement", "expect", "raises", "kind", "needs", "min_torch", "timeout"}
-# The code that turns an observation into a verdict is part of every snippet hash: a change to it
-# makes every record stale, so no verdict stands that the current judge did not give.
+# The judging code was part of the old snippet hash; stored benchmark results still carry hashes
+# made that way (verify.bench.store), so source_hash keeps it. Claim records are keyed by their
+# measuring code alone (claim_key) and judged again on every load.
 _JUDGE = ("matchers.py", "evidence.py")
 
 
@@ -59,8 +62,11 @@ class ClaimSpec:
 class Registry:
     root: Path
     claims: dict[str, ClaimSpec]
-    files: dict[str, str]  # snippet path -> snippet hash
+    keys: dict[str, str]  # claim id -> the key of its measuring code (see verify.core.measuring)
     problems: list[Failure]
+
+    def key(self, claim_id: str) -> str:
+        return self.keys[claim_id]
 
     def by_file(self) -> dict[str, list[ClaimSpec]]:
         out: dict[str, list[ClaimSpec]] = {}
@@ -69,14 +75,6 @@ class Registry:
         for specs in out.values():
             specs.sort(key=lambda s: s.line)
         return out
-
-
-def _decorator_call(node: ast.expr) -> ast.Call | None:
-    if not isinstance(node, ast.Call):
-        return None
-    func = node.func
-    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-    return node if name == "claim" else None
 
 
 def _module_constants(tree: ast.Module) -> dict[str, Any]:
@@ -143,7 +141,7 @@ def _parse_claim(call: ast.Call, rel: str, consts: dict[str, Any]) -> ClaimSpec:
     needs = tuple(kwargs.get("needs") or ())
     bad = [n for n in needs if n not in NEEDS]
     if bad:
-        raise ClaimError(f"{where}: claim {claim_id}: unknown need(s) {bad}; known: {NEEDS}")
+        raise ClaimError(f"{where}: claim {claim_id}: unknown need(s) {bad}; known: {sorted(NEEDS)}")
     return ClaimSpec(
         id=claim_id,
         question=kwargs["question"],
@@ -199,8 +197,9 @@ class Facts(Protocol):
 def analyse(path: Path, root: Path) -> dict[str, Any]:
     """Content hash, project imports, files named beside it, and (for snippets) its claims."""
     data = path.read_bytes()
-    entry: dict[str, Any] = {"sha": hashlib.sha256(data).hexdigest(), "imports": [], "named": [], "claims": [],
-                             "problems": [], "functions": []}
+    sha = hashlib.sha256(data).hexdigest()
+    entry: dict[str, Any] = {"sha": sha, "measure_sha": sha, "measure": {}, "imports": [], "named": [],
+                             "claims": [], "problems": [], "functions": []}
     if path.suffix != ".py":
         return entry
     rel = path.relative_to(root).as_posix()
@@ -209,6 +208,9 @@ def analyse(path: Path, root: Path) -> dict[str, Any]:
     except SyntaxError as exc:
         entry["problems"].append(["-", f"syntax error at line {exc.lineno}: {exc.msg}"])
         return entry
+    text = data.decode()
+    whole = measuring.library_text(text, tree) if rel.startswith("verify/") else measuring.module_text(text, tree)
+    entry["measure_sha"] = _sha(whole)
     entry["imports"] = [p.relative_to(root).as_posix() for p in _local_imports(tree, root)]
     entry["named"] = [p.relative_to(root).as_posix() for p in _referenced_files(tree, path.parent)]
     consts = _module_constants(tree)
@@ -218,7 +220,7 @@ def analyse(path: Path, root: Path) -> dict[str, Any]:
         if node.decorator_list:  # where a claim's code is, for the page to show it without parsing again
             entry["functions"].append([min(d.lineno for d in node.decorator_list), node.lineno, node.end_lineno])
         for deco in node.decorator_list:
-            call = _decorator_call(deco)
+            call = measuring.claim_call(deco)
             if call is None:
                 continue
             try:
@@ -226,52 +228,77 @@ def analyse(path: Path, root: Path) -> dict[str, Any]:
             except ClaimError as exc:
                 entry["problems"].append(["-", str(exc)])
     entry["claims"].sort(key=lambda c: c["line"])
+    kinds = {c["id"]: c["kind"] for c in entry["claims"]}
+    entry["measure"] = {cid: _sha(t) for cid, t in measuring.claim_texts(text, tree, kinds).items()}
     return entry
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _spec(d: dict[str, Any]) -> ClaimSpec:
     return ClaimSpec(**dict(d, raises=tuple(d["raises"]) if d["raises"] else None, needs=tuple(d["needs"])))
 
 
-def snippet_hash(path: Path, facts: Facts, follow: Callable[[str], bool] | None = None,
-                 seen: dict[str, dict[str, Any]] | None = None) -> str:
-    """Hash of a snippet, the project modules it imports (transitively) and the files it names.
-
-    ``follow`` (a path relative to the root -> bool) limits which imported modules count. ``seen``
-    shares the facts of files already read within one load (each file's bytes are hashed once per load).
-    """
+def _depends(path: Path, facts: Facts, follow: Callable[[str], bool] | None,
+             seen: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The facts of a file, the project modules it imports (transitively) and the files it names."""
     root = facts.root
-    path = path.resolve()
-    seen = {} if seen is None else seen
 
-    def get(p: Path) -> dict[str, Any]:
-        rel = p.relative_to(root).as_posix()
+    def get(rel: str) -> dict[str, Any]:
         if rel not in seen:
-            seen[rel] = facts.get(p)
+            seen[rel] = facts.get(root / rel)
         return seen[rel]
 
-    first = get(path)
-    shas: dict[str, str] = {path.relative_to(root).as_posix(): first["sha"]}
-    todo = [*first["imports"], *first["named"]]
+    first = path.resolve().relative_to(root).as_posix()
+    out: dict[str, dict[str, Any]] = {first: get(first)}
+    todo = [*out[first]["imports"], *out[first]["named"]]
     while todo:
         rel = todo.pop()
-        if rel in shas or (follow and not follow(rel)):
+        if rel in out or (follow and not follow(rel)):
             continue
-        entry = get(root / rel)
-        shas[rel] = entry["sha"]
-        todo += entry["imports"]
+        out[rel] = get(rel)
+        todo += out[rel]["imports"]
     facts.save()
-    digest = hashlib.sha256(f"judge\0{judge_hash()}\0".encode())
-    for rel in sorted(shas):
-        digest.update(f"{rel}\0{shas[rel]}\0".encode())
+    return out
+
+
+def _digest(parts: dict[str, str], prefix: str = "") -> str:
+    digest = hashlib.sha256(prefix.encode())
+    for rel in sorted(parts):
+        digest.update(f"{rel}\0{parts[rel]}\0".encode())
     return digest.hexdigest()[:16]
+
+
+def snippet_hash(path: Path, facts: Facts, follow: Callable[[str], bool] | None = None,
+                 seen: dict[str, dict[str, Any]] | None = None) -> str:
+    """Hash of a file's bytes, the project modules it imports (transitively) and the files it names.
+
+    What stored benchmark results are keyed by. ``follow`` (a path relative to the root -> bool)
+    limits which imported modules count; ``seen`` shares facts already read within one load.
+    """
+    files = _depends(path, facts, follow, {} if seen is None else seen)
+    return _digest({rel: e["sha"] for rel, e in files.items()}, f"judge\0{judge_hash()}\0")
+
+
+def claim_keys(path: Path, facts: Facts, seen: dict[str, dict[str, Any]] | None = None) -> dict[str, str]:
+    """Claim id -> the key of its measuring code: its part of the snippet, what that imports and names.
+
+    Imported Python modules count by their measuring text, files named beside the snippet (C++
+    sources) by their bytes; see :mod:`verify.core.measuring`.
+    """
+    files = _depends(path, facts, None, {} if seen is None else seen)
+    first = path.resolve().relative_to(facts.root).as_posix()
+    rest = {rel: e["measure_sha"] for rel, e in files.items() if rel != first}
+    return {cid: _digest({**rest, first: m}, "measure\0") for cid, m in files[first]["measure"].items()}
 
 
 def load(facts: Facts, snippets_dir: str = "snippets") -> Registry:
     """Every claim under ``snippets/``; problems are collected instead of stopping at the first."""
     root = facts.root
     claims: dict[str, ClaimSpec] = {}
-    files: dict[str, str] = {}
+    keys: dict[str, str] = {}
     problems: list[Failure] = []
     seen: dict[str, dict[str, Any]] = {}
     for path in sorted((root / snippets_dir).rglob("*.py")):
@@ -289,6 +316,7 @@ def load(facts: Facts, snippets_dir: str = "snippets") -> Registry:
                 continue
             claims[spec.id] = spec
         if entry["claims"]:
-            files[rel] = snippet_hash(path, facts, seen=seen)
+            keys.update({cid: k for cid, k in claim_keys(path, facts, seen).items()
+                         if claims.get(cid) is not None and claims[cid].snippet == rel})
     facts.save()
-    return Registry(root=root, claims=claims, files=files, problems=problems)
+    return Registry(root=root, claims=claims, keys=keys, problems=problems)

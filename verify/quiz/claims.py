@@ -52,7 +52,7 @@ def observation(v: Verification, claim_id: str) -> Evidence | None:
     local = v.local.get(claim_id)
     if local is not None and local.outcome is Outcome.PASS and v.status(claim_id) == evidence.VERIFIED_HERE:
         return local
-    current = v.registry.files[spec.snippet]
+    current = v.registry.key(spec.id)
     for _dev, records in sorted(v.remote.items()):
         other = records.get(claim_id)
         if other is not None and evidence.status_of(other, current, local=False) == evidence.VERIFIED_ELSEWHERE:
@@ -145,7 +145,7 @@ def _drill_key(v: Verification, claim_id: str) -> str:
     """What a claim's drill depends on: its declaration, its snippet, its observation, the drill code."""
     spec = v.registry.claims[claim_id]
     record = observation(v, claim_id)
-    data = [spec.statement, spec.kind, spec.line, spec.expect, spec.raises, v.registry.files[spec.snippet],
+    data = [spec.statement, spec.kind, spec.line, spec.expect, spec.raises, v.registry.key(spec.id),
             record.observed if record else None, record.provenance.to_json() if record else None,
             record is not None and record is v.local.get(claim_id), _drill_code()]
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:20]

@@ -6,16 +6,14 @@ evidence for the same snippet hash.
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
-import platform
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from verify.core import binding, evidence
+from verify.core import binding, evidence, needs
 from verify.core.errors import Failure
 from verify.core.records import Evidence, Outcome, Provenance, WorkerResult
 from verify.core.registry import ClaimSpec, Registry
@@ -45,7 +43,7 @@ class Verification:
     _sentences: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     def status(self, claim_id: str) -> str:
-        return evidence.status_of(self.local.get(claim_id), self.registry.files[self.registry.claims[claim_id].snippet],
+        return evidence.status_of(self.local.get(claim_id), self.registry.key(claim_id),
                                   local=True)
 
     def value(self, ref: binding.Ref) -> tuple[str, str, str]:
@@ -56,7 +54,7 @@ class Verification:
         spec = self.registry.claims.get(ref.claim)
         if spec is None:
             raise binding.BindError(f"no snippet declares claim {ref.claim!r}")
-        current = self.registry.files[spec.snippet]
+        current = self.registry.key(spec.id)
         if ref.device and ref.device != self.probe["device_key"]:
             if ref.device not in self.remote:
                 raise binding.BindError(f"no evidence is recorded for device {ref.device!r} "
@@ -95,33 +93,9 @@ def where(record: Evidence) -> str:
     return " · " + " · ".join(p for p in parts if p)
 
 
-def _version_tuple(text: str) -> tuple[int, ...]:
-    out = []
-    for part in text.split("+")[0].split(".")[:3]:
-        digits = "".join(c for c in part if c.isdigit())
-        out.append(int(digits or 0))
-    return tuple(out)
-
-
-@functools.cache
-def _libc() -> str:
-    return platform.libc_ver()[0]
-
-
 def unmet_need(spec: ClaimSpec, info: dict[str, Any]) -> str | None:
     """Why this claim cannot run on this machine, or ``None`` when it can."""
-    for need in spec.needs:
-        if need == "cuda" and info["device"] != "cuda":
-            return "needs CUDA; no GPU on this machine"
-        if need in ("g++", "nvcc") and not info["compilers"].get(need):
-            return f"needs {need}, which is not on PATH"
-        if need == "multicore" and info["cpu_count"] < 2:
-            return "needs at least two CPU cores"
-        if need == "glibc" and _libc() != "glibc":
-            return f"needs glibc's malloc; this Python runs on {_libc() or 'another C library'}"
-    if spec.min_torch and _version_tuple(info["torch"]) < _version_tuple(spec.min_torch):
-        return f"needs torch >= {spec.min_torch}; this is {info['torch']}"
-    return None
+    return needs.unmet(spec.needs, spec.min_torch, info)
 
 
 def provenance(info: dict[str, Any], commit: str, threads: int | None = None) -> Provenance:
@@ -188,7 +162,7 @@ def verify(
     for spec in reg.claims.values():
         if select and not select(spec):
             continue
-        shash = reg.files[spec.snippet]
+        shash = reg.key(spec.id)
         reason = unmet_need(spec, info)
         if reason:
             local[spec.id] = evidence.make(spec, shash, Outcome.SKIPPED, reason, provenance(info, commit))
@@ -215,7 +189,7 @@ def verify(
             raw = raws[spec.id]
             outcome, message = evidence.judge(spec, raw)
             prov = provenance(info, commit, raw.threads)
-            record = evidence.make(spec, reg.files[snippet], outcome, message, prov, raw)
+            record = evidence.make(spec, reg.key(spec.id), outcome, message, prov, raw)
             local[spec.id] = record
             written = cache.put(record)
             if written and watch is not None:
@@ -251,7 +225,7 @@ def verify(
     for dev, records in sorted(remote.items()):
         for cid, record in sorted(records.items()):
             declared = reg.claims.get(cid)
-            if declared and record.bad and record.snippet_hash == reg.files[declared.snippet]:
+            if declared and record.bad and record.snippet_hash == reg.key(cid):
                 failures.append(Failure(cid, f"evidence/{dev}.json", f"recorded on {record.provenance.device_name or dev}: "
                                         f"{record.outcome}: {record.message}", snippet=declared.snippet))
     ran = [s.id for specs in to_run.values() for s in specs]

@@ -37,6 +37,7 @@ info = {
     "cuda_runtime": torch.version.cuda,
     "threads": torch.get_num_threads(),
     "cpu_isa": torch.backends.cpu.get_cpu_capability(),
+    "mkl": torch.backends.mkl.is_available(),
 }
 print(json.dumps(info))
 """
@@ -77,7 +78,7 @@ def _fingerprint(settings: Settings) -> str:
     except importlib.metadata.PackageNotFoundError:
         torch_id = "absent"
     # sys.prefix and the resolved interpreter: console scripts start as python, python3 or python3.11.
-    parts = [sys.prefix, os.path.realpath(sys.executable), torch_id, cpu_model(), cpu_signature(), ",".join(sorted(glob.glob("/dev/nvidia[0-9]*"))),
+    parts = [_PROBE, sys.prefix, os.path.realpath(sys.executable), torch_id, cpu_model(), cpu_signature(), ",".join(sorted(glob.glob("/dev/nvidia[0-9]*"))),
              settings.cuda_visible, settings.device]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 

@@ -84,7 +84,7 @@ class Session:
 
     def remote_statuses(self, claim_id: str) -> dict[str, str]:
         spec = self.outcome.registry.claims[claim_id]
-        current = self.outcome.registry.files[spec.snippet]
+        current = self.outcome.registry.key(spec.id)
         return {dev: evidence.status_of(records.get(claim_id), current, local=False)
                 for dev, records in self.outcome.remote.items() if claim_id in records}
 
@@ -109,7 +109,7 @@ class Session:
                 "message": record.message if record else None, "expected": spec.expected_summary(),
                 "observed": record.observed if record else None, "device": prov.device_name if prov else None,
                 "torch": prov.torch if prov else None, "torch_build": prov.torch_build if prov else None,
-                "snippet_hash": self.outcome.registry.files[spec.snippet], "date": prov.date if prov else None,
+                "snippet_hash": self.outcome.registry.key(spec.id), "date": prov.date if prov else None,
                 "duration_s": record.duration_s if record else None, "elsewhere": elsewhere,
             })
         return rows

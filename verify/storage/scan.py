@@ -16,7 +16,7 @@ from verify.core import registry
 from verify.settings import Settings
 from verify.storage.fs import CORRUPT, atomic_write_json, read_json
 
-FORMAT = 4
+FORMAT = 5
 _CACHES: dict[tuple[Path, Path], ScanCache] = {}
 
 

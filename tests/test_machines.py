@@ -1,0 +1,58 @@
+"""Every machine we have observations from, judged by today's claims.
+
+The committed files under ``evidence/`` hold other machines' records (re-keyed bundles of
+``../shared/machines/`` and recordings). A record whose measuring code is unchanged is judged by
+the current expectation: an expectation that fails on one of them is wrong, and so is a perf bound
+that keeps less than 25% room there.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests._project import REPO
+from verify.core import evidence, room
+from verify.core.records import Outcome
+from verify.settings import Settings
+from verify.storage import recorded, scan
+
+SETTINGS = Settings.for_root(REPO)
+REGISTRY = scan.load_registry(SETTINGS)
+MACHINES = recorded.load_all(SETTINGS)
+
+
+def _current(device: str):
+    for cid, record in sorted(MACHINES[device].items()):
+        if evidence.is_current(REGISTRY, record):
+            yield cid, evidence.rejudge(REGISTRY.claims[cid], record)
+
+
+def test_observations_of_other_machines_are_committed():
+    assert len(MACHINES) >= 2, f"expected at least two machines under evidence/, found {sorted(MACHINES)}"
+
+
+@pytest.mark.parametrize("device", sorted(MACHINES))
+def test_every_current_record_passes_on(device):
+    bad = [f"{cid}: {r.outcome}: {r.message}" for cid, r in _current(device) if r.outcome.bad]
+    assert not bad, f"on {device} ({MACHINES[device] and next(iter(MACHINES[device].values())).provenance.device_name}):\n" + "\n".join(bad)
+    assert sum(1 for _ in _current(device)) > 0, f"no record of {device} is current: re-key or record it again"
+
+
+@pytest.mark.parametrize("device", sorted(MACHINES))
+def test_perf_bounds_keep_room_on(device):
+    tight = []
+    for cid, record in _current(device):
+        if record.kind != "perf" or record.outcome is not Outcome.PASS:
+            continue
+        spec = REGISTRY.claims[cid]
+        for m in room.margins(spec.expect, record.observed):
+            if m.room < room.ROOM:
+                tight.append(f"{cid}: {m.key} {m.bound}, observed {m.observed:.4g} ({m.room:.0%} room)")
+    assert not tight, f"perf bounds with less than {room.ROOM:.0%} room on {device}:\n" + "\n".join(tight)
+
+
+def test_room_is_measured_from_the_bound():
+    ms = {m.key: m.room for m in room.margins(
+        {"a": {">=": 2.0}, "b": {"<": 1.0}, "c": {"between": [0.5, 2.0]}, "d": {"approx": [16, 0.05]}, "e": 3},
+        {"a": 3.0, "b": 0.8, "c": 1.5, "d": 16.1, "e": 3})}
+    assert ms == {"a": pytest.approx(0.5), "b": pytest.approx(0.2), "c": pytest.approx(0.25)}

@@ -1,0 +1,53 @@
+"""What a claim may need beyond a CPU with torch, and whether this machine has it.
+
+A need is declared where a mechanism depends on a device, a tool, a library or an ISA: a machine
+without it shows the claim as not applicable here, never as a failure. The probe
+(:mod:`verify.running.probe`) reports what the machine has; :func:`unmet` compares.
+"""
+
+from __future__ import annotations
+
+import functools
+import platform
+from typing import Any
+
+#: need -> what it means (shown by ``verify list`` and in errors)
+NEEDS: dict[str, str] = {
+    "cuda": "a CUDA GPU that torch can use",
+    "g++": "a C++ compiler on PATH (torch.utils.cpp_extension, Inductor's CPU backend)",
+    "nvcc": "NVIDIA's CUDA compiler on PATH",
+    "multicore": "at least two CPU cores",
+    "glibc": "glibc's malloc (its heap trimming and mmap threshold)",
+    "mkl": "a torch built with Intel MKL, whose VML the CPU kernels of sin/exp/tanh call",
+}
+
+
+@functools.cache
+def _libc() -> str:
+    return platform.libc_ver()[0]
+
+
+def _version(text: str) -> tuple[int, ...]:
+    out = []
+    for part in text.split("+")[0].split(".")[:3]:
+        digits = "".join(c for c in part if c.isdigit())
+        out.append(int(digits or 0))
+    return tuple(out)
+
+
+def unmet(needs: tuple[str, ...], min_torch: str | None, info: dict[str, Any]) -> str | None:
+    """Why a claim with these needs cannot run on the probed machine, or ``None`` when it can."""
+    for need in needs:
+        if need == "cuda" and info["device"] != "cuda":
+            return "needs CUDA; no GPU on this machine"
+        if need in ("g++", "nvcc") and not info["compilers"].get(need):
+            return f"needs {need}, which is not on PATH"
+        if need == "multicore" and info["cpu_count"] < 2:
+            return "needs at least two CPU cores"
+        if need == "glibc" and _libc() != "glibc":
+            return f"needs glibc's malloc; this Python runs on {_libc() or 'another C library'}"
+        if need == "mkl" and not info.get("mkl"):
+            return "needs a torch built with MKL; this one has none (its sin/exp/tanh do not call MKL's VML)"
+    if min_torch and _version(info["torch"]) < _version(min_torch):
+        return f"needs torch >= {min_torch}; this is {info['torch']}"
+    return None
