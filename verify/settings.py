@@ -27,6 +27,7 @@ ENV_VARS: dict[str, str] = {
     "VERIFY_JOBS": "parallel workers for ordinary claims (default: up to 4, one per core)",
     "VERIFY_BENCH": "off (default), auto or force: whether a site build runs missing or stale benchmarks first",
     "VERIFY_NO_RUN": "1: a site build runs no claim and renders what the cache holds",
+    "VERIFY_LIVE": "1 (set by verify serve for its server): builds show this machine's runs as they finish",
     "VERIFY_WORKER_MEMORY": "memory limit of one claim worker, e.g. 4GiB or 512MiB; 0 turns it off (default 4GiB)",
     "CUDA_VISIBLE_DEVICES": "which GPUs torch sees; part of the machine's fingerprint",
     "XDG_DATA_HOME": "where the terminal quiz keeps its progress (default: ~/.local/share)",
@@ -88,6 +89,7 @@ class Settings:
         jobs: parallel workers for ordinary claims; ``None``: automatic.
         bench_mode: ``off``, ``auto`` or ``force`` (see :mod:`verify.bench.run`).
         run_claims: whether a site build may run claims that the cache lacks.
+        live: a build of ``verify serve``'s server: claims run behind it (:mod:`verify.running.live`).
         worker_memory: bytes one claim worker may allocate (its data segment); 0: no limit.
         cuda_visible: ``CUDA_VISIBLE_DEVICES`` as set when the settings were made.
         data_home: the user's data folder (the terminal quiz's progress lives under it).
@@ -100,6 +102,7 @@ class Settings:
     jobs: int | None = None
     bench_mode: str = "off"
     run_claims: bool = True
+    live: bool = False
     cuda_visible: str = ""
     worker_memory: int = DEFAULT_WORKER_MEMORY
     data_home: Path = field(default_factory=lambda: Path.home() / ".local" / "share")
@@ -129,6 +132,7 @@ class Settings:
             jobs=int(jobs_text) if jobs_text else None,
             bench_mode=bench_mode,
             run_claims=env.get("VERIFY_NO_RUN", "").strip().lower() not in ("1", "true", "yes"),
+            live=env.get("VERIFY_LIVE", "").strip().lower() in ("1", "true", "yes"),
             cuda_visible=env.get("CUDA_VISIBLE_DEVICES", ""),
             worker_memory=parse_size(env.get("VERIFY_WORKER_MEMORY", "") or str(DEFAULT_WORKER_MEMORY),
                                      "VERIFY_WORKER_MEMORY"),
@@ -152,6 +156,7 @@ class Settings:
     evidence_dir = _Under("root", "evidence")  # evidence recorded on other machines, committed
     bench_dir = _Under("root", "benchmarks")  # benchmark results per device, committed
     tmp_dir = _Under("cache_dir", "tmp")
+    live_dir = _Under("cache_dir", "live")  # verify serve: the stamp its runs touch, the server watches
 
     def child_environ(self, **extra: str) -> dict[str, str]:
         """The environment for a child process of ours: this one's, with ``extra`` on top."""

@@ -116,7 +116,9 @@ def _device_block(key: str, data: dict[str, Any], group: str, opts: dict[str, st
     mode = opts.get("plot", "both")
     # An <img> of our own making (alt escaped by plot), so it goes into the page as it is.
     svg = plot(benches, f"{group} · {key}", x, mode, settings.cache_dir, opts.get("xscale", "log"))
-    return {"key": key, "here": here, "plot": Markup(svg), "rows": _rows(benches, x),
+    targets = [(str(label(b)), e["target"], bool(e.get("target_met")))
+               for b in benches if isinstance((e := b.get("extra_info", {})).get("target"), str)]
+    return {"key": key, "here": here, "plot": Markup(svg), "rows": _rows(benches, x), "targets": targets,
             "provenance": _provenance(data, files, state)}
 
 

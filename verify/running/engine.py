@@ -139,6 +139,7 @@ def verify(
     jobs: int | None = None,
     force: bool = False,
     run: bool = True,
+    live: bool = False,
     progress: Progress | None = None,
 ) -> Verification:
     """Evidence for every selected claim; failures collected, never raised one by one.
@@ -147,6 +148,11 @@ def verify(
     (``run=False``: the site job of a sharded run) takes what ``verify merge`` recorded under
     ``evidence/`` for this very environment, as it is: a pass, a failure, or stale. Running
     always wins over a record, so a build that may run claims shows what ran on it.
+
+    ``live`` (``verify serve`` and the builds of its server): this machine's own runs only. A claim
+    whose current code last failed here keeps that failure (shown as 失败, not run again until its
+    code changes), and no committed record counts as this machine's, even of the same environment:
+    until a claim has run here, a page shows other machines' records, labelled with them.
     """
     start = time.monotonic()
     reg = scan.load_registry(settings)
@@ -154,6 +160,10 @@ def verify(
     cache = EvidenceCache(settings.cache_dir, info)
     commit = git_commit(settings.root)
     here, remote = _recorded(settings, reg, info)
+    if live:  # committed records of this environment are another machine's until this one ran them
+        for cid, record in here.items():
+            remote.setdefault(info["device_key"], {})[cid] = record
+        here = {}
     local: dict[str, Evidence] = {}
     to_run: dict[str, list[ClaimSpec]] = {}
     runnable: dict[str, int] = {}
@@ -173,6 +183,10 @@ def verify(
             cached = evidence.rejudge(spec, cached)
             if cached.outcome is not Outcome.PASS:  # a cached pass the current judge rejects: run it again
                 cached = None
+        if cached is None and live:
+            cached = cache.get_failure(spec.id, shash)
+            if cached is not None:
+                cached = evidence.rejudge(spec, cached)
         if cached is not None:
             local[spec.id] = cached
         elif run:

@@ -15,6 +15,7 @@ finishes, the page shows the claim as 失败 with its message, the terminal logs
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from pathlib import Path
@@ -25,6 +26,7 @@ from mkdocs.exceptions import PluginError
 from verify import settings as settings_mod
 from verify.core.errors import ClaimError
 from verify.quiz import publish
+from verify.running import quiet
 from verify.settings import Settings
 from verify.site import session
 from verify.storage.fs import atomic_write_text
@@ -51,9 +53,30 @@ def on_config(config: Any, **kwargs: Any) -> Any:
     return config
 
 
+_held: list[contextlib.ExitStack] = []
+
+
 def on_pre_build(config: Any, **kwargs: Any) -> None:
-    """Every build compares the sources again, however soon after the previous one it starts."""
+    """Every build compares the sources again, however soon after the previous one it starts.
+
+    Under ``verify serve`` claims run in another process while the server builds: a build holds
+    the machine's timing lock shared, as an ordinary claim does, so no performance claim is timed
+    while a page renders (such a build runs no claim itself).
+    """
     session.recheck()
+    if settings_mod.for_site().live and not _held:
+        stack = contextlib.ExitStack()
+        stack.enter_context(quiet.hold(False))
+        _held.append(stack)
+
+
+def _release() -> None:
+    while _held:
+        _held.pop().close()
+
+
+def on_build_error(error: Exception, **kwargs: Any) -> None:
+    _release()
 
 
 def on_serve(server: Any, config: Any, builder: Any, **kwargs: Any) -> Any:
@@ -65,7 +88,9 @@ def on_serve(server: Any, config: Any, builder: Any, **kwargs: Any) -> Any:
     would render with its old code; restart the server after changing it.
     """
     settings = settings_mod.for_site()
-    for folder in (settings.snippets_dir, settings.evidence_dir):
+    if settings.live:  # verify serve touches a stamp there as claims finish behind the server
+        settings.live_dir.mkdir(parents=True, exist_ok=True)
+    for folder in (settings.snippets_dir, settings.evidence_dir, *([settings.live_dir] if settings.live else [])):
         if folder.is_dir():
             server.watch(str(folder))
     if config["strict"]:
@@ -76,6 +101,13 @@ def on_serve(server: Any, config: Any, builder: Any, **kwargs: Any) -> Any:
 
 def on_post_build(config: Any, **kwargs: Any) -> None:
     site = Path(config["site_dir"])
+    try:
+        _write_machine_files(config, site)
+    finally:
+        _release()
+
+
+def _write_machine_files(config: Any, site: Path) -> None:
     try:
         sess = session.get()
         atomic_write_text(site / "evidence.json", json.dumps(ledger_document(sess), ensure_ascii=False, indent=1))

@@ -51,7 +51,7 @@ def claim_key(sess: Session, cid: str) -> str:
 
 def cached(sess: Session, kind: str, key: Any, produce: Callable[[], str]) -> str:
     """The HTML for ``key`` from the render cache, or ``produce()`` kept there."""
-    path = sess.settings.cache_dir / "render" / f"{kind}-{_digest([kind, key, render_version()])}.html"
+    path = sess.settings.cache_dir / "render" / f"{kind}-{_digest([kind, key, render_version(), sess.settings.live])}.html"
     try:
         return path.read_text(encoding="utf-8")
     except OSError:

@@ -24,7 +24,7 @@ from verify.core.errors import Failure, summary
 from verify.core.prose import Prose
 from verify.running import engine
 from verify.settings import Settings
-from verify.storage.fs import Stamp, tree_stamp
+from verify.storage.fs import Stamp, stamp, tree_stamp
 
 log = logging.getLogger("mkdocs.verify")
 
@@ -35,10 +35,13 @@ RECHECK_S = 1.0
 
 
 WATCHED = (("snippets", "*"), ("docs", "*.md"), ("evidence", "*.json"), ("verify", "*.py"))
+LIVE_STAMP = "stamp"  # under Settings.live_dir: touched by verify serve each time claims have finished
 
 
-def _signature(root: Path) -> Stamp:
-    return tree_stamp(root, WATCHED)
+def _signature(settings: Settings) -> Stamp:
+    """The sources' stamps; under ``verify serve`` also its stamp, touched as claims finish behind the server."""
+    sources = tree_stamp(settings.root, WATCHED)
+    return sources + stamp([settings.live_dir / LIVE_STAMP]) if settings.live else sources
 
 
 def recheck() -> None:
@@ -65,8 +68,8 @@ class Session:
 
         self.settings = settings
         self.root = settings.root
-        self.signature = _signature(self.root)
-        self.outcome = engine.verify(settings, run=run)
+        self.signature = _signature(settings)
+        self.outcome = engine.verify(settings, run=run, live=settings.live)
         self.prose = scan_pages(settings.docs_dir, settings.cache_dir)
         self.pages = prose_mod.shown(self.prose)
         self.render_keys: dict[str, str] = {}  # claim id -> hash of what its HTML is made from
@@ -129,7 +132,7 @@ def get() -> Session:
         if _current is not None and _current.settings == settings and now - _checked_at < RECHECK_S:
             return _current
         _checked_at = now
-        signature = _signature(root)
+        signature = _signature(settings)
         if _current is None or _current.settings != settings or _current.signature != signature:
             if _current is not None and _current.root == root:
                 changed = sorted({p for p, *_ in set(signature) ^ set(_current.signature)})

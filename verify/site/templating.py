@@ -77,12 +77,21 @@ LABELS: dict[str, Any] = {
     "bench_head": ("变体", "规模", "中位数/次", "离散 IQR/中位数", "轮数 × 次", "达到", "占该机上限"),
     "bench_here": "本机（构建本站的机器）测得",
     "bench_elsewhere": "另一台机器测得，不是本机的结果",
+    "target": "目标：{0}",
+    "target_met": "目标达到",
+    "target_missed": "目标未达到",
     "compare_head": ("组", "基准", "A", "B", "B / A", "判定"),
     "copy_limit": "拷贝带宽 {0:.3g} GB/s",
     "matmul_limit": "matmul {0} {1:.4g} GFLOP/s",
     "limits": "同次测得的上限：",
     "cores": "{0} 核 · torch 线程 {1}",
 }
+
+
+# Under verify serve a claim not yet run here is being verified behind the server.
+_VERIFYING = "本机验证中"
+LIVE_LABELS: dict[str, Any] = {**LABELS, "status": {**STATUS, evidence.NOT_RUN: ("none", _VERIFYING)},
+                               "mark": {**LABELS["mark"], evidence.NOT_RUN: _VERIFYING}}
 
 
 @functools.cache
@@ -106,7 +115,7 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=False,
     )
-    env.globals["L"] = LABELS
+    env.globals["L"] = LIVE_LABELS if settings_mod.for_site().live else LABELS
     return env
 
 

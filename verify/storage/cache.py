@@ -4,7 +4,10 @@ An entry is one claim's evidence, stored under the environment key (torch versio
 device, Python) and checked against the snippet hash (the snippet, the project modules it
 imports, the files it names). Editing a snippet changes its hash, so only its claims run again.
 Only passing evidence is cached: a failure is run again next time, and a failing run never
-overwrites what passed before. A corrupt entry is reported, ignored and run again.
+overwrites what passed before. The latest failure of a claim is kept apart (``failed/``), for what
+runs nothing: ``verify serve`` shows it as 失败 and does not run it again until the claim's code
+changes, and ``verify report`` puts it into the bundle a reader sends. A corrupt entry is
+reported, ignored and run again.
 """
 
 from __future__ import annotations
@@ -32,24 +35,43 @@ class EvidenceCache:
     def path(self, claim_id: str) -> Path:
         return self.dir / f"{claim_id}.json"
 
-    def get(self, claim_id: str, snippet_hash: str) -> Evidence | None:
-        data = read_json(self.path(claim_id))
+    def failure_path(self, claim_id: str) -> Path:
+        return self.dir / "failed" / f"{claim_id}.json"
+
+    @staticmethod
+    def _read(path: Path, claim_id: str, snippet_hash: str) -> Evidence | None:
+        data = read_json(path)
         if data is None or data is CORRUPT or not isinstance(data, dict) or data.get("id") != claim_id:
             return None
         try:
             record = Evidence.from_json(data)
         except (KeyError, ValueError, TypeError):
             return None
-        if record.outcome is not Outcome.PASS or record.snippet_hash != snippet_hash:
-            return None
-        return record
+        return record if record.snippet_hash == snippet_hash else None
+
+    def get(self, claim_id: str, snippet_hash: str) -> Evidence | None:
+        record = self._read(self.path(claim_id), claim_id, snippet_hash)
+        return record if record is not None and record.outcome is Outcome.PASS else None
+
+    def get_failure(self, claim_id: str, snippet_hash: str) -> Evidence | None:
+        """The latest failing run of this claim's current code here, if its last run failed."""
+        record = self._read(self.failure_path(claim_id), claim_id, snippet_hash)
+        return record if record is not None and record.bad else None
 
     def put(self, record: Evidence) -> Path | None:
-        """Keep a passing record; returns the file written (None for a failure, which is not kept)."""
-        if record.outcome is not Outcome.PASS:
+        """Keep a record: a pass as the claim's evidence, a failure apart (never over a pass).
+
+        Returns the file written (None for a skip, which is made afresh by every verification).
+        """
+        if record.outcome is Outcome.PASS:
+            path = self.path(record.id)
+            self.failure_path(record.id).unlink(missing_ok=True)
+        elif record.bad:
+            path = self.failure_path(record.id)
+        else:
             return None
-        atomic_write_json(self.path(record.id), record.to_json())
-        return self.path(record.id)
+        atomic_write_json(path, record.to_json())
+        return path
 
 
 def clear(cache_dir: Path, claim_ids: list[str] | None = None) -> int:
@@ -63,7 +85,7 @@ def clear(cache_dir: Path, claim_ids: list[str] | None = None) -> int:
         return count
     count = 0
     for cid in claim_ids:
-        for path in base.glob(f"*/{cid}.json"):
+        for path in [*base.glob(f"*/{cid}.json"), *base.glob(f"*/failed/{cid}.json")]:
             path.unlink()
             count += 1
     return count
