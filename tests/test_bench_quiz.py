@@ -18,7 +18,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from verify.bench.plugin import target
+from verify.bench.targets import target
 from verify.quiz.samples import write_sample_docs
 
 pytestmark = pytest.mark.bench
@@ -31,6 +31,7 @@ def _import_torch() -> float:
     return time.perf_counter() - start
 
 
+@pytest.mark.benchmark(group="project-speed")
 def test_terminal_quiz_first_question_well_before_torch_imports(benchmark, tmp_path):
     write_sample_docs(tmp_path / "docs")
     (tmp_path / "mkdocs.yml").write_text("site_name: sample\n", encoding="utf-8")  # the checkout the quiz finds

@@ -77,6 +77,7 @@ def _get(url: str, timeout: float = 120) -> str:
         return bytes(resp.read()).decode("utf-8")
 
 
+@pytest.mark.benchmark(group="project-speed")
 def test_save_to_reloaded_page_on_the_real_site(benchmark, tmp_path):
     out = engine.verify(REPO_SETTINGS)  # every claim cached here, so the copy's cache is warm
     assert not out.failures, [f.line() for f in out.failures]

@@ -52,6 +52,7 @@ def _timed(root: Path, cache: Path, *args: str) -> float:
     return time.perf_counter() - began
 
 
+@pytest.mark.benchmark(group="project-speed")
 def test_two_shards_take_at_most_1_3x_half_the_total_plus_a_start_up(benchmark, tmp_path):
     root = _project(tmp_path / "repo")
     total = _timed(root, cold_cache(tmp_path / "whole"), "run", "--bundle", str(tmp_path / "whole.json"))

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from verify.bench.plugin import target
+from verify.bench.targets import target
 from verify.running import engine
 from verify import timing
 from tests._project import REPO_SETTINGS as SETTINGS
@@ -67,6 +67,7 @@ def _build(config: Path, site: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 
+@pytest.mark.benchmark(group="project-speed")
 def test_warm_rebuild_stays_close_to_a_plain_build(benchmark, tmp_path):
     out = engine.verify(SETTINGS)  # make sure every claim is cached: this measures the warm path only
     assert not out.failures, [f.line() for f in out.failures]

@@ -220,7 +220,7 @@ def test_benchmark_hash_follows_workloads_and_measuring_code_not_storage(tmp_pat
 
     def digest() -> str:
         facts = scan.ScanCache(tmp_path, tmp_path / ".cache")
-        return registry.snippet_hash(tmp_path / "tests/test_bench_x.py", facts, follow=store._measures)
+        return registry.source_key(tmp_path / "tests/test_bench_x.py", facts, follow=store._measures)
 
     before = digest()
     (tmp_path / "verify/bench/store.py").write_text("Y = 2  # storage changed\n")

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from tests._project import cold_cache, env_for, question_page, tiny_project
-from tests.test_serve import Served, _free_port
+from tests.test_serve import Served, _free_port, stop
 from verify.running import record
 from verify.settings import Settings
 
@@ -90,12 +90,7 @@ def test_a_page_shows_another_machines_value_then_this_machines(tmp_path):
         assert "失败 tiny.bad" in served.output() and "verify report" in served.output()
         assert first != last
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc, timeout=30)
         served.close()
     assert proc.returncode in (0, 130, -signal.SIGINT), served.output()[-3000:]
 

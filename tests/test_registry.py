@@ -104,17 +104,24 @@ def test_a_key_is_the_measuring_code_not_the_sentence_or_the_expectation(tmp_pat
     assert shared["m.a"] != first["m.a"] and shared["m.b"] != first["m.b"]
 
 
-def test_a_library_module_counts_by_its_functions_not_its_declarations(tmp_path):
+def test_the_claim_api_counts_by_its_functions_other_modules_whole(tmp_path):
     lib = 'KINDS = ("a",)\n\ndef compare(x):\n    """Doc."""\n    return x\n'
-    root = write(tmp_path, {"verify/__init__.py": "", "verify/timing.py": lib, "snippets/q/t.py":
-                            'from verify.timing import compare\n'
+    root = write(tmp_path, {"verify/__init__.py": "", "verify/claim.py": lib, "verify/timing.py": lib,
+                            "snippets/q/t.py": 'from verify.claim import compare\nfrom verify import timing\n'
                             '@claim("t.x", question="q", statement="s", expect={"x": 1})\ndef _(ctx):\n'
                             '    return {"x": compare(1)}\n'})
-    first = scan.load_registry(settings(root)).keys["t.x"]
-    (root / "verify/timing.py").write_text(lib.replace('("a",)', '("a", "b")').replace("Doc.", "Documented."))
-    assert scan.load_registry(settings(root)).keys["t.x"] == first
-    (root / "verify/timing.py").write_text(lib.replace("return x", "return x * 1"))
-    assert scan.load_registry(settings(root)).keys["t.x"] != first
+
+    def key_after(rel: str, text: str) -> str:
+        (root / rel).write_text(text)
+        return scan.load_registry(settings(root)).keys["t.x"]
+
+    first = key_after("verify/claim.py", lib)
+    declared = lib.replace('("a",)', '("a", "b")').replace("Doc.", "Documented.")
+    assert key_after("verify/claim.py", declared) == first  # the claim API's vocabulary and docs
+    assert key_after("verify/claim.py", lib.replace("return x", "return x * 1")) != first
+    key_after("verify/claim.py", lib)
+    assert key_after("verify/timing.py", lib.replace("Doc.", "Documented.")) == first
+    assert key_after("verify/timing.py", declared) != first  # a constant of a measuring module counts
 
 
 def _spec(**kw) -> registry.ClaimSpec:

@@ -100,6 +100,16 @@ class Served:
         return [(int(m[1]), int(m[2])) for m in RAN.finditer(self.output(since))]
 
 
+def stop(proc: subprocess.Popen[str], timeout: float = 20) -> None:
+    """Ctrl-C, what a user does (MkDocs then removes its temporary site); killed if it lingers."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -129,12 +139,7 @@ def mkdocs_serve(root: Path, *options: str, timeout: float = 120) -> Iterator[Se
                 time.sleep(0.2)
         yield served
     finally:
-        proc.send_signal(signal.SIGINT)  # what a user does: MkDocs then removes its temporary site
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
         served.close()
 
 

@@ -187,15 +187,6 @@ def record(benchmark: Any, samples: Iterable[float], **info: Any) -> dict[str, A
     return extra
 
 
-def target(benchmark: Any, text: str, met: bool) -> None:
-    """A speed target of the project, e.g. "第一题出现在 0.5 s 内": kept beside the result as met or missed.
-
-    A target is an absolute number on one machine, so it is shown, never asserted: the test
-    asserts only relations measured within its own run, with room on every machine we have.
-    """
-    benchmark.extra_info.update(target=text, target_met=bool(met))
-
-
 # --- pytest-benchmark hooks -------------------------------------------------------------------
 
 def pytest_benchmark_update_machine_info(config: Any, machine_info: dict[str, Any]) -> None:

@@ -14,9 +14,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from verify.core import registry
 from verify.settings import Settings
 from verify.storage import scan
-from verify.storage.fs import CORRUPT, Memo, read_json, stamp, tree_stamp
+from verify.storage.fs import CORRUPT, Memo, atomic_write_json, read_json, stamp, tree_stamp
 
 FORMAT = 1
 TEST_GLOB = "tests/test_bench_*.py"
@@ -48,7 +49,7 @@ def _measures(rel: str) -> bool:
 
 def source_hash(settings: Settings, rel: str) -> str:
     """What a stored result is current for: the benchmark file, its workloads, the measuring code."""
-    return scan.source_hash(settings, settings.root / rel, follow=_measures)
+    return scan.source_key(settings, settings.root / rel, follow=_measures)
 
 
 RECHECK_S = 1.0
@@ -110,3 +111,39 @@ def freshness(settings: Settings, data: dict[str, Any] | None) -> dict[str, str]
     for f, h in current_hashes(settings).items():
         out[f] = "missing" if f not in sources else ("current" if sources[f] == h else "stale")
     return out
+
+
+# Run inside an old tree: the hash each benchmark file then had.
+_OLD_SOURCES = r"""
+import json, sys
+from pathlib import Path
+root = Path(sys.argv[1])
+from verify.settings import Settings
+from verify.bench import store
+print(json.dumps(store.current_hashes(Settings.for_root(root, environ={"VERIFY_CACHE_DIR": str(root / ".c")}))))
+"""
+
+
+def rekey(settings: Settings, source: Path, commit: str, target: Path) -> tuple[int, int]:
+    """Stored results of ``commit`` under today's keys (see :mod:`verify.storage.rekey`).
+
+    Returns (files re-keyed, files left as they were).
+    """
+    from verify.core.errors import ClaimError  # noqa: PLC0415
+    from verify.storage import rekey as rk  # noqa: PLC0415
+    from verify.storage.scan import ScanCache  # noqa: PLC0415
+
+    data = load(source)
+    if data is None:
+        raise ClaimError(f"{source}: not a benchmark result file")
+    with rk.tree_at(settings.root, commit) as tree:
+        old = rk.old_code(tree, _OLD_SOURCES, commit)
+        facts = ScanCache(tree, tree / ".rekey-cache")
+        new = {f: registry.source_key(tree / f, facts, follow=_measures) for f in bench_files(tree)}
+    moved = 0
+    sources = dict(data.get("sources", {}))
+    for f, h in sources.items():
+        if f in new and old.get(f) == h:
+            sources[f], moved = new[f], moved + 1
+    atomic_write_json(target, {**data, "sources": sources})
+    return moved, len(sources) - moved

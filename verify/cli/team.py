@@ -151,16 +151,29 @@ def durations_cmd(bundle_files: BundlesArg, root: RootOpt = None) -> None:
                   highlight=False)
 
 
-def rekey_cmd(bundle: Annotated[Path, typer.Argument(help="a bundle whose records carry whole-file snippet hashes")],
-              at: Annotated[str, typer.Option("--at", help="the commit the bundle ran at (its git_commit)")],
-              out: Annotated[Path, typer.Option("--out", "-o", help="where to write the re-keyed bundle")],
+def rekey_cmd(file: Annotated[Path, typer.Argument(help="a bundle, or benchmark results, keyed the old way")],
+              at: Annotated[str, typer.Option("--at", help="the commit it ran at (a bundle's git_commit)")],
+              out: Annotated[Path, typer.Option("--out", "-o", help="where to write the re-keyed file")],
               root: RootOpt = None) -> None:
-    """Key an older bundle's records by their measuring code, computed on the tree of the commit they ran at."""
+    """Key an older bundle's records (or benchmark results) by their measuring code, at the commit they ran at."""
+    import json  # noqa: PLC0415
+
+    from verify.bench import store  # noqa: PLC0415
     from verify.storage import rekey  # noqa: PLC0415
 
     settings = settings_for(root)
-    moved, left = _or_exit(lambda: rekey.rekey(settings.root, bundle, at, out))
-    console.print(f"wrote {out}: {moved} record(s) re-keyed, {left} left as they were (stale, or never current)",
+    try:
+        is_bench = "benchmarks" in json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        typer.echo(f"error: {file}: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if is_bench:
+        moved, left = _or_exit(lambda: store.rekey(settings, file, at, out))
+        what = "benchmark file(s)"
+    else:
+        moved, left = _or_exit(lambda: rekey.rekey(settings.root, file, at, out))
+        what = "record(s)"
+    console.print(f"wrote {out}: {moved} {what} re-keyed, {left} left as they were (stale, or never current)",
                   highlight=False)
 
 

@@ -18,8 +18,9 @@ VERIFIED_ELSEWHERE = "verified-elsewhere"
 STALE = "stale"
 NEEDS_CUDA = "needs-cuda"
 NOT_RUN = "not-run"
+NOT_APPLICABLE = "not-applicable"  # a declared need this machine lacks (MKL, g++, glibc, more cores)
 FAILED = "failed"
-STATUSES = (VERIFIED_HERE, VERIFIED_ELSEWHERE, STALE, NEEDS_CUDA, NOT_RUN, FAILED)
+STATUSES = (VERIFIED_HERE, VERIFIED_ELSEWHERE, STALE, NEEDS_CUDA, NOT_APPLICABLE, NOT_RUN, FAILED)
 
 
 def judge(spec: ClaimSpec, raw: WorkerResult) -> tuple[Outcome, str]:
@@ -97,7 +98,7 @@ def status_of(record: Evidence | None, current_hash: str, local: bool) -> str:
     if record is None:
         return NOT_RUN
     if record.outcome is Outcome.SKIPPED:
-        return NEEDS_CUDA if "cuda" in record.needs else NOT_RUN
+        return NEEDS_CUDA if "cuda" in record.needs else NOT_APPLICABLE
     if record.snippet_hash != current_hash:
         return STALE
     if record.outcome is Outcome.PASS:

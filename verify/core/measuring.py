@@ -8,9 +8,9 @@ every recorded record (a GPU's above all), because records are judged again on e
   the other claims' functions left out and its own ``@claim(...)`` reduced to its id and kind (the
   kind decides how the runner runs it: a perf claim runs alone). ``statement``, ``expect``,
   ``raises``, ``question``, ``needs`` and ``timeout`` are not part of it.
-- A module a snippet imports from ``snippets/`` counts whole, without comments and docstrings.
-- A module of ``verify/`` counts by its top-level functions and classes only: its module-level
-  names (the vocabulary of kinds and needs, the registry's tables) declare, they do not measure.
+- A module a snippet or a benchmark imports counts whole, without comments and docstrings, but
+  for the claim API itself (:data:`DECLARING`), which counts by its functions and classes: its
+  module-level names (the kinds, the table of loaded claims) are read by the registry, not run.
 
 Only token and line positions are used, never ``ast.unparse`` or ``ast.dump``, whose output
 changes between Python versions: a GPU machine on another Python computes the same key.
@@ -24,6 +24,7 @@ import json
 import tokenize
 
 Span = tuple[int, int]  # (start, end) character offsets into the text
+DECLARING = frozenset({"verify/claim.py"})
 
 
 def _line_starts(text: str) -> list[int]:
@@ -112,13 +113,13 @@ def _first_line(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> 
     return min([d.lineno for d in node.decorator_list] + [node.lineno])
 
 
-def module_text(text: str, tree: ast.Module) -> str:
-    """A module a snippet imports from ``snippets/``: all of it, less comments and docstrings."""
-    return _strip(text, tree, [])
+def module_text(rel: str, text: str, tree: ast.Module) -> str:
+    """An imported module: all of it, less comments and docstrings (the claim API: :func:`code_text`)."""
+    return code_text(text, tree) if rel in DECLARING else _strip(text, tree, [])
 
 
-def library_text(text: str, tree: ast.Module) -> str:
-    """A ``verify/`` module: its top-level functions and classes, less comments and docstrings."""
+def code_text(text: str, tree: ast.Module) -> str:
+    """A module's top-level functions and classes, less comments and docstrings."""
     t = _Text(text)
     keep = [t.lines_of(_first_line(n), n.end_lineno or n.lineno) for n in tree.body
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]

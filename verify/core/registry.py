@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import functools
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,19 +20,6 @@ from verify.core.errors import ClaimError, Failure
 from verify.core.needs import NEEDS
 
 _FIELDS = {"question", "statement", "expect", "raises", "kind", "needs", "min_torch", "timeout"}
-# The judging code was part of the old snippet hash; stored benchmark results still carry hashes
-# made that way (verify.bench.store), so source_hash keeps it. Claim records are keyed by their
-# measuring code alone (claim_key) and judged again on every load.
-_JUDGE = ("matchers.py", "evidence.py")
-
-
-@functools.cache
-def judge_hash() -> str:
-    here = Path(__file__).resolve().parent
-    digest = hashlib.sha256()
-    for name in _JUDGE:
-        digest.update((here / name).read_bytes())
-    return digest.hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -209,8 +195,7 @@ def analyse(path: Path, root: Path) -> dict[str, Any]:
         entry["problems"].append(["-", f"syntax error at line {exc.lineno}: {exc.msg}"])
         return entry
     text = data.decode()
-    whole = measuring.library_text(text, tree) if rel.startswith("verify/") else measuring.module_text(text, tree)
-    entry["measure_sha"] = _sha(whole)
+    entry["measure_sha"] = _sha(measuring.module_text(rel, text, tree))
     entry["imports"] = [p.relative_to(root).as_posix() for p in _local_imports(tree, root)]
     entry["named"] = [p.relative_to(root).as_posix() for p in _referenced_files(tree, path.parent)]
     consts = _module_constants(tree)
@@ -271,15 +256,14 @@ def _digest(parts: dict[str, str], prefix: str = "") -> str:
     return digest.hexdigest()[:16]
 
 
-def snippet_hash(path: Path, facts: Facts, follow: Callable[[str], bool] | None = None,
-                 seen: dict[str, dict[str, Any]] | None = None) -> str:
-    """Hash of a file's bytes, the project modules it imports (transitively) and the files it names.
+def source_key(path: Path, facts: Facts, follow: Callable[[str], bool] | None = None) -> str:
+    """The key of a whole file's measuring code, what it imports (transitively) and the files it names.
 
-    What stored benchmark results are keyed by. ``follow`` (a path relative to the root -> bool)
-    limits which imported modules count; ``seen`` shares facts already read within one load.
+    What stored benchmark results are keyed by: a benchmark file counts whole, less comments and
+    docstrings. ``follow`` (a path relative to the root -> bool) limits which imported modules count.
     """
-    files = _depends(path, facts, follow, {} if seen is None else seen)
-    return _digest({rel: e["sha"] for rel, e in files.items()}, f"judge\0{judge_hash()}\0")
+    files = _depends(path, facts, follow, {})
+    return _digest({rel: e["measure_sha"] for rel, e in files.items()}, "measure\0")
 
 
 def claim_keys(path: Path, facts: Facts, seen: dict[str, dict[str, Any]] | None = None) -> dict[str, str]:

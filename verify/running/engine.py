@@ -66,7 +66,7 @@ class Verification:
             return binding.resolve(record.observed, ref.key, ref.spec), status, where(record)
         local = self.local.get(ref.claim)
         status = self.status(ref.claim)
-        if local is not None and local.observed and status not in (evidence.STALE, evidence.NOT_RUN):
+        if local is not None and local.observed and status not in (evidence.STALE, evidence.NOT_RUN, evidence.NOT_APPLICABLE):
             return binding.resolve(local.observed, ref.key, ref.spec), status, where(local)
         for _dev, records in sorted(self.remote.items()):  # not observed here: a current record elsewhere
             other = records.get(ref.claim)

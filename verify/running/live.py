@@ -20,7 +20,7 @@ from verify.running import engine
 from verify.settings import Settings
 from verify.storage import scan
 
-STAMP_EVERY_S = 3.0
+STAMP_EVERY_S = 10.0
 POLL_S = 1.0
 REPORT_HINT = ("本机有论断失败：页面上标为 失败，附上观测值。运行 `verify report` 写出本机记录的 bundle，"
                "附在 issue 里报告（it holds this machine's records, failures included）。")

@@ -26,6 +26,7 @@ STATUS: dict[str, tuple[str, str]] = {
     evidence.VERIFIED_ELSEWHERE: ("ok", "已验证"),
     evidence.STALE: ("stale", "记录已过期"),
     evidence.NEEDS_CUDA: ("cuda", "需要 CUDA，本机未运行"),
+    evidence.NOT_APPLICABLE: ("none", "本机不适用（缺少论断声明的条件）"),
     evidence.NOT_RUN: ("none", "未运行"),
     evidence.FAILED: ("fail", "失败"),
 }
@@ -44,7 +45,7 @@ LABELS: dict[str, Any] = {
     "bench_state": BENCH_STATE,
     # Short words of the marker after a claim's sentence (the full label is its title).
     "mark": {evidence.VERIFIED_HERE: "本机已验证", evidence.VERIFIED_ELSEWHERE: "他机已验证",
-             evidence.STALE: "已过期", evidence.NEEDS_CUDA: "需 CUDA", evidence.NOT_RUN: "未运行",
+             evidence.STALE: "已过期", evidence.NEEDS_CUDA: "需 CUDA", evidence.NOT_APPLICABLE: "本机不适用", evidence.NOT_RUN: "未运行",
              evidence.FAILED: "失败"},
     "bad_value": "无法绑定",
     "input_title": "输入：snippet 被给定的值，不是测量结果",

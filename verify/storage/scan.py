@@ -16,7 +16,7 @@ from verify.core import registry
 from verify.settings import Settings
 from verify.storage.fs import CORRUPT, atomic_write_json, read_json
 
-FORMAT = 5
+FORMAT = 6  # bump when verify.core.registry.analyse or verify.core.measuring changes what it computes
 _CACHES: dict[tuple[Path, Path], ScanCache] = {}
 
 
@@ -64,6 +64,6 @@ def load_registry(settings: Settings) -> registry.Registry:
     return registry.load(facts(settings))
 
 
-def source_hash(settings: Settings, path: Path, follow: Any = None) -> str:
-    """:func:`verify.core.registry.snippet_hash` with this checkout's scan cache."""
-    return registry.snippet_hash(path, facts(settings), follow)
+def source_key(settings: Settings, path: Path, follow: Any = None) -> str:
+    """:func:`verify.core.registry.source_key` with this checkout's scan cache."""
+    return registry.source_key(path, facts(settings), follow)
