@@ -115,5 +115,5 @@ def test_save_to_reloaded_page_on_the_real_site(benchmark, tmp_path):
         assert runs == [(str(file_claims), "1")] * 6, served.output(start)  # one file's claims per save
         assert "ERROR" not in served.output(), served.output()
         builds = [float(s) for s in BUILT.findall(served.output(start))]
-    benchmark.extra_info.update(snippet=SNIPPET, claims_rerun_per_save=file_claims,
+    benchmark.extra_info.update(variant="保存 snippet → 页面显示新值（mkdocs serve）", snippet=SNIPPET, claims_rerun_per_save=file_claims,
                                 rebuild_median_s=statistics.median(builds))
