@@ -161,7 +161,7 @@ def test_merge_marks_stale_fails_loudly_and_never_half_writes(tmp_path):
 
     # a snippet edited after its bundle was made: its claims are stale, the others still verified
     path = root / "snippets" / Q / "b.py"
-    path.write_text(path.read_text() + "\n# edited after the run\n")
+    path.write_text(path.read_text() + "\nEDITED = 1  # code changed after the run\n")
     report = bundles.merge(settings(root), [bundle])
     assert sorted(report.stale) == sorted((f"{Q}.b-{i}", report.bundles[0][1]) for i in range(2))
     ledger = _ledger(root, build_cache)
