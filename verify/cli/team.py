@@ -98,7 +98,7 @@ def merge(bundle_files: BundlesArg, root: RootOpt = None) -> None:
     for cid, name in report.unknown:
         console.print(f"[yellow]left out[/] {cid} (from {name}): no snippet declares it now", highlight=False)
     for cid, dev, loser in report.replaced:
-        console.print(f"[yellow]twice[/] {cid} on {dev}: kept the current, newer record, not the one of {loser}",
+        console.print(f"[yellow]twice[/] {cid} on {dev}: kept the current record (of two current ones, the failure), not the one of {loser}",
                       highlight=False)
     for dev, path in sorted(report.written.items()):
         shown = path.relative_to(settings.root) if path.is_relative_to(settings.root) else path

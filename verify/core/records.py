@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 FORMAT = 2
+MAX_OBSERVED = 64 * 1024  # bytes of JSON a claim's observed values may take, where they are made and where read
 
 
 class Outcome(str, enum.Enum):

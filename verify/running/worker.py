@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from verify.claim import LOADED, Context
-from verify.core.records import ExceptionInfo, WorkerResult
+from verify.core.records import MAX_OBSERVED, ExceptionInfo, WorkerResult
 
 MAX_OUTPUT = 8000
-MAX_OBSERVED = 64 * 1024  # bytes of JSON: observe a summary (a count, a few items), not a whole tensor
+# MAX_OBSERVED (verify.core.records): observe a summary (a count, a few items), not a whole tensor
 OUTPUT_FILE = ".output"
 _ALLOC_FAILED = ("can't allocate memory", "Cannot allocate memory", "out of memory")
 

@@ -7,8 +7,10 @@ snippet file that ran whole. A GPU recording (``evidence/<device>.json``) has th
 ``verify merge`` reads bundles from any machines, judges every record again by the current
 claims (a stored verdict is never trusted; a record of a changed snippet stays stale), and writes
 one file per device under ``evidence/``. Of two records of one claim on one device the current one
-wins, then the newer. Every bundle is read and checked before anything is written, so a bad
-bundle changes nothing.
+wins, then the worse (a failure over a pass: a conflict is reported, never settled by a date a
+bundle wrote itself), then the later bundle on the command line. Every bundle is read and every
+field checked before anything is written (:func:`verify.storage.recorded.read`), so a bad bundle
+changes nothing, and a device key can only name a file directly under ``evidence/``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from verify.core import evidence
+from verify.core.errors import ClaimError
 from verify.core.records import Evidence
 from verify.core.registry import Registry
 from verify.settings import Settings
@@ -59,8 +62,17 @@ class Report:
     missing: list[str] = field(default_factory=list)  # declared claims no device file holds a record of
 
 
-def _rank(reg: Registry, record: Evidence, order: int) -> tuple[bool, str, int]:
-    return evidence.is_current(reg, record), record.provenance.date or "", order
+def _rank(reg: Registry, record: Evidence, order: int) -> tuple[bool, bool, int]:
+    return evidence.is_current(reg, record), record.bad, order
+
+
+def _device_file(settings: Settings, dev: str) -> Path:
+    """``evidence/<dev>.json``, refused unless it lies directly in ``evidence/`` (read checked the key too)."""
+    folder = settings.evidence_dir.resolve()
+    path = (folder / f"{recorded.check_device_key(dev, 'device_key')}.json").resolve()
+    if path.parent != folder:
+        raise ClaimError(f"device_key {dev!r} names a file outside evidence/")
+    return path
 
 
 def merge(settings: Settings, paths: list[Path]) -> Report:
@@ -102,7 +114,6 @@ def merge(settings: Settings, paths: list[Path]) -> Report:
                 report.stale.append((cid, dev))
             elif rec.bad:
                 report.failing.append((cid, dev, f"{rec.outcome}: {rec.message}"))
-        report.written[dev] = recorded.write_file(settings.evidence_dir / f"{dev}.json", dev, records,
-                                                  machines[dev][1])
+        report.written[dev] = recorded.write_file(_device_file(settings, dev), dev, records, machines[dev][1])
     report.missing = sorted(set(reg.claims) - {cid for slot in chosen.values() for cid in slot})
     return report

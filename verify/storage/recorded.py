@@ -8,14 +8,21 @@ record whose snippet hash no longer matches the snippet is shown as stale, never
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 from verify.core.errors import ClaimError
-from verify.core.records import Evidence
+from verify.core.records import MAX_OBSERVED, Evidence
 from verify.settings import Settings
-from verify.storage.fs import CORRUPT, atomic_write_json, read_json
+from verify.storage.fs import atomic_write_json, read_json
+
+#: what the probe makes a device key (verify.running.probe.device_key): a lowercase slug, a file name
+DEVICE_KEY = re.compile(r"[a-z0-9]+(?:[.-][a-z0-9]+)*")
+_EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)
 
 FORMAT = 2  # 1: the same records without a format field of their own
 
@@ -31,28 +38,97 @@ class RecordedFile:
     extra: dict[str, Any] = field(default_factory=dict)  # what a bundle adds: its shard, file times
 
 
-def read(path: Path, rel: str, device_key: str | None = None) -> RecordedFile:
-    """The records of ``path`` (``rel`` names it in errors); every record must be of one device."""
-    data = read_json(path)
-    if data is None:
-        raise ClaimError(f"{rel}: no such file")
-    if data is CORRUPT or not isinstance(data, dict) or not isinstance(data.get("claims"), dict):
-        raise ClaimError(f"{rel}: not a recorded-evidence file (expected an object with 'claims'); fix or delete it")
-    key = data.get("device_key") or device_key
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _load(path: Path, rel: str) -> Any:
+    """The file's JSON, or a :class:`ClaimError` naming it: not there, not UTF-8, not JSON, a key twice."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ClaimError(f"{rel}: no such file") from None
+    except OSError as exc:
+        raise ClaimError(f"{rel}: cannot be read ({exc.strerror})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ClaimError(f"{rel}: not UTF-8 text (byte {exc.start}); fix or delete it") from None
+    try:
+        return json.loads(text, object_pairs_hook=_unique)
+    except ValueError as exc:
+        raise ClaimError(f"{rel}: not a recorded-evidence file ({exc}); fix or delete it") from None
+
+
+def check_device_key(key: Any, where: str) -> str:
     if not isinstance(key, str) or not key:
-        raise ClaimError(f"{rel}: device_key: missing (the machine the records were made on)")
-    out = {}
-    for cid, record in data["claims"].items():
-        try:
-            out[cid] = Evidence.from_json(record)
-        except (KeyError, ValueError, TypeError) as exc:
-            raise ClaimError(f"{rel}: claims.{cid}: not an evidence record ({type(exc).__name__}: {exc}); "
-                             f"fix or delete it") from None
-        if out[cid].id != cid:
-            raise ClaimError(f"{rel}: claims.{cid}: the record is of claim {out[cid].id!r}")
-        made_on = out[cid].provenance.device_key
-        if made_on and made_on != key:
-            raise ClaimError(f"{rel}: claims.{cid}: recorded on {made_on}, but the file is of {key}")
+        raise ClaimError(f"{where}: missing (the machine the records were made on)")
+    if len(key) > 120 or not DEVICE_KEY.fullmatch(key):
+        raise ClaimError(f"{where}: {key[:80]!r} is not a device key (lowercase letters, digits, '-' and '.', "
+                         "as the probe writes them)")
+    return key
+
+
+def _check_date(text: Any, where: str, latest: datetime) -> None:
+    if text is None:
+        return
+    try:
+        when = datetime.fromisoformat(str(text))
+    except ValueError:
+        raise ClaimError(f"{where}: {str(text)[:40]!r} is not an ISO 8601 date") from None
+    if when.tzinfo is None:
+        raise ClaimError(f"{where}: {text!r} has no UTC offset")
+    if not _EARLIEST <= when <= latest:
+        raise ClaimError(f"{where}: {text!r} is outside 2000-01-01 .. {latest.isoformat(timespec='seconds')} "
+                         "(now, or the bundle's creation): a record cannot be dated so")
+
+
+def _check_record(rel: str, cid: str, record: Any, key: str, latest: datetime) -> Evidence:
+    where = f"{rel}: claims.{cid}"
+    try:
+        evidence = Evidence.from_json(record)
+    except (KeyError, ValueError, TypeError, AttributeError) as exc:
+        raise ClaimError(f"{where}: not an evidence record ({type(exc).__name__}: {exc}); fix or delete it") from None
+    if evidence.id != cid:
+        raise ClaimError(f"{where}: the record is of claim {evidence.id!r}")
+    if not isinstance(record.get("observed", {}), dict):
+        raise ClaimError(f"{where}.observed: not an object")
+    size = len(json.dumps(record.get("observed", {}), ensure_ascii=False))
+    if size > MAX_OBSERVED:
+        raise ClaimError(f"{where}.observed: {size:,} bytes of JSON, over the {MAX_OBSERVED:,} a claim may observe")
+    duration = record.get("duration_s")
+    if duration is not None and (isinstance(duration, bool) or not isinstance(duration, (int, float))):
+        raise ClaimError(f"{where}.duration_s: {duration!r} is not a number")
+    made_on = evidence.provenance.device_key
+    if made_on:
+        check_device_key(made_on, f"{where}.provenance.device_key")
+        if made_on != key:
+            raise ClaimError(f"{where}: recorded on {made_on}, but the file is of {key}")
+    _check_date(evidence.provenance.date, f"{where}.provenance.date", latest)
+    return evidence
+
+
+def read(path: Path, rel: str, device_key: str | None = None) -> RecordedFile:
+    """The records of ``path`` (``rel`` names it in errors), every field checked; all of one device.
+
+    Bundles come from other machines and forks: a device key must be a plain slug (it becomes a
+    file name), dates must parse with an offset and lie between 2000 and now, observed values
+    must fit the runner's cap. A bad file is refused whole, with the field named.
+    """
+    data = _load(path, rel)
+    if not isinstance(data, dict) or not isinstance(data.get("claims"), dict):
+        raise ClaimError(f"{rel}: not a recorded-evidence file (expected an object with 'claims'); fix or delete it")
+    key = check_device_key(data.get("device_key") or device_key, f"{rel}: device_key")
+    latest = datetime.now(timezone.utc) + timedelta(days=1)  # a clock a little ahead is not a forgery
+    if data.get("created") is not None:  # a bundle: its records were all made before it was written
+        _check_date(data["created"], f"{rel}: created", latest)
+        latest = min(latest, datetime.fromisoformat(data["created"]) + timedelta(minutes=1))
+    out = {cid: _check_record(rel, str(cid), record, key, latest) for cid, record in data["claims"].items()}
     extra = {k: v for k, v in data.items() if k not in ("format", "device_key", "machine", "claims")}
     return RecordedFile(path, key, dict(data.get("machine") or {}), out, extra)
 

@@ -1,0 +1,113 @@
+"""Bundles are untrusted input: a hostile or careless one is refused whole, naming the field.
+
+Each case is a file built here from a real recording of a tiny project, then changed the way a
+fork or a broken shard machine could change it. Nothing outside ``evidence/`` is written, nothing
+already recorded changes, and a date a bundle wrote itself never decides between a pass and a fail.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests._project import cold_cache, env_for, tiny_project
+from verify.core.errors import ClaimError
+from verify.core.records import MAX_OBSERVED
+from verify.running import record
+from verify.settings import Settings
+from verify.storage import bundles
+
+
+@pytest.fixture(scope="module")
+def recorded_run(tmp_path_factory) -> dict[str, Any]:
+    """A bundle's content, recorded once for the module: the tiny project's two claims, both passing."""
+    tmp = tmp_path_factory.mktemp("run")
+    root = tiny_project(tmp / "p")
+    env = dict(env_for(root), VERIFY_CACHE_DIR=str(cold_cache(tmp / "cache")))
+    path, out = record.record(Settings.for_root(root, environ=env), jobs=1)
+    assert out.failures == []
+    data = json.loads(path.read_text())
+    data["created"] = max(r["provenance"]["date"] for r in data["claims"].values())
+    return data
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    root = tiny_project(tmp_path / "p")
+    (root / "evidence").mkdir()
+    return root
+
+
+def _merge(root: Path, tmp_path: Path, data: Any, name: str = "hostile.json", raw: bytes | None = None):
+    bundle = tmp_path / name
+    bundle.write_bytes(raw if raw is not None else json.dumps(data).encode())
+    return bundles.merge(Settings.for_root(root), [bundle])
+
+
+def _files(tmp_path: Path) -> dict[str, bytes]:
+    """Every file the test can see but the project's caches (the registry keeps its scan there)."""
+    return {p.relative_to(tmp_path).as_posix(): p.read_bytes() for p in tmp_path.rglob("*")
+            if p.is_file() and ".cache" not in p.parts}
+
+
+def _refused(root: Path, tmp_path: Path, data: Any, match: str, raw: bytes | None = None) -> None:
+    before = _files(tmp_path)
+    with pytest.raises(ClaimError, match=match):
+        _merge(root, tmp_path, data, raw=raw)
+    after = _files(tmp_path)
+    before.pop("hostile.json", None)
+    after.pop("hostile.json")
+    assert after == before  # nothing written or changed, in evidence/ or anywhere else
+
+
+def test_a_device_key_that_climbs_out_of_evidence_is_refused(project, tmp_path, recorded_run):
+    data = json.loads(json.dumps(recorded_run))
+    data["device_key"] = "../../outside/pwned"
+    for rec in data["claims"].values():
+        rec["provenance"]["device_key"] = data["device_key"]
+    _refused(project, tmp_path, data, r"hostile.json: device_key: '../../outside/pwned' is not a device key")
+    assert not (tmp_path / "outside").exists()
+
+
+@pytest.mark.parametrize("date, what", [("9999-12-31T00:00:00+00:00", "outside 2000-01-01"),
+                                        ("0001-01-01T00:00:00+05:00", "outside 2000-01-01"),
+                                        ("2026-12-01T10:00:00", "no UTC offset"),
+                                        ("yesterday", "not an ISO 8601 date")])
+def test_a_record_dated_out_of_range_is_refused(project, tmp_path, recorded_run, date, what):
+    data = json.loads(json.dumps(recorded_run))
+    data["claims"]["tiny.stride"]["provenance"]["date"] = date
+    _refused(project, tmp_path, data, rf"claims.tiny.stride.provenance.date: .*{what}")
+
+
+def test_a_pass_never_replaces_a_current_failure_whatever_its_date(project, tmp_path, recorded_run):
+    failing = json.loads(json.dumps(recorded_run))
+    failing["claims"]["tiny.stride"]["observed"] = {"stride": [9, 9]}  # judged again: a failure
+    report = _merge(project, tmp_path, failing, "real-failure.json")
+    assert [c for c, _, _ in report.failing] == ["tiny.stride"]
+    passing = json.loads(json.dumps(recorded_run))  # a pass written later on the command line, dated later
+    report = _merge(project, tmp_path, passing, "later-pass.json")
+    assert [c for c, _, _ in report.failing] == ["tiny.stride"]
+    stored = json.loads(next((project / "evidence").glob("*.json")).read_text())
+    assert stored["claims"]["tiny.stride"]["observed"] == {"stride": [9, 9]}
+
+
+def test_observed_values_over_the_runners_cap_are_refused(project, tmp_path, recorded_run):
+    data = json.loads(json.dumps(recorded_run))
+    data["claims"]["tiny.stride"]["observed"]["padding"] = "x" * (MAX_OBSERVED + 1)
+    _refused(project, tmp_path, data, r"claims.tiny.stride.observed: [\d,]+ bytes of JSON, over the")
+
+
+def test_text_that_is_not_utf8_or_a_key_given_twice_is_a_named_error(project, tmp_path, recorded_run):
+    _refused(project, tmp_path, None, r"hostile.json: not UTF-8 text \(byte 1\)", raw=b'{\xff"claims": {}}')
+    text = json.dumps(recorded_run)
+    twice = text.replace('"device_key":', '"device_key": "cpu-x", "device_key":', 1).encode()
+    _refused(project, tmp_path, None, r"hostile.json: .*'device_key' appears twice", raw=twice)
+
+
+def test_a_duration_that_is_not_a_number_is_refused(project, tmp_path, recorded_run):
+    data = json.loads(json.dumps(recorded_run))
+    data["claims"]["tiny.error"]["duration_s"] = "<img src=x>"
+    _refused(project, tmp_path, data, r"claims.tiny.error.duration_s: '<img src=x>' is not a number")
