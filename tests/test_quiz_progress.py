@@ -121,3 +121,106 @@ def test_a_bad_file_is_refused_naming_what_is_wrong(mutate, why):
     bad = copy.deepcopy(BROWSER_EXPORT)
     mutate(bad)
     assert why in transfer.validate(bad)
+
+
+# --- hostile progress files: refused whole, nothing already recorded changes -----------------------
+
+@pytest.mark.parametrize("mutate, why", [
+    (lambda d: d["cards"]["expand-demo"].update(due="9999-12-31T00:00:00.000Z"), "cards.expand-demo.due 不在"),
+    (lambda d: d["cards"]["expand-demo"].update(last_review="0001-01-01T00:00:00+05:00"), "last_review 不在"),
+    (lambda d: d["log"][0].update(at="9999-01-01T00:00:00Z"), "log[0].at 不在"),
+    (lambda d: d["log"][0].update(coverage="<img src=x>"), "log[0].coverage"),
+    (lambda d: d["log"][0].update(coverage=3), "log[0].coverage"),
+    (lambda d: d["log"][0].update(seconds="12"), "log[0].seconds"),
+])
+def test_out_of_range_dates_and_non_numbers_are_refused(mutate, why):
+    import copy  # noqa: PLC0415
+
+    from verify.quiz import transfer  # noqa: PLC0415
+
+    bad = copy.deepcopy(BROWSER_EXPORT)
+    mutate(bad)
+    assert why in transfer.validate(bad)
+
+
+def _import(tmp_path, text: str, db):
+    from typer.testing import CliRunner  # noqa: PLC0415
+
+    from verify.quiz.commands import quiz_app  # noqa: PLC0415
+    from verify.quiz.samples import write_sample_docs  # noqa: PLC0415
+
+    write_sample_docs(tmp_path / "docs")
+    (tmp_path / "in.json").write_text(text, encoding="utf-8")
+    return CliRunner().invoke(quiz_app, ["import", str(tmp_path / "in.json"), "--db", str(db),
+                                         "--docs", str(tmp_path / "docs")])
+
+
+def test_a_key_given_twice_or_a_file_too_large_is_refused_and_nothing_changes(tmp_path):
+    import json  # noqa: PLC0415
+
+    from verify.quiz import transfer  # noqa: PLC0415
+
+    db = tmp_path / "p.sqlite3"
+    store = Progress.open(db).store
+    store.review("expand-demo", 3)
+    before = store.reviews()
+    store.close()
+    twice = json.dumps(BROWSER_EXPORT).replace('"version": 1', '"version": 1, "version": 1', 1)
+    result = _import(tmp_path, twice, db)
+    assert result.exit_code == 2 and "'version'" in result.output and "现有进度未改动" in result.output
+    huge = json.dumps(BROWSER_EXPORT) + " " * (transfer.MAX_BYTES + 1)
+    result = _import(tmp_path, huge, db)
+    assert result.exit_code == 2 and "最多" in result.output
+    store = Progress.open(db).store
+    assert store.reviews() == before
+    store.close()
+
+
+def test_an_import_is_one_transaction_and_deduplicates_in_one_pass(tmp_path, monkeypatch):
+    import copy  # noqa: PLC0415
+
+    from verify.quiz import transfer  # noqa: PLC0415
+
+    store = Progress.open(tmp_path / "p.sqlite3").store
+    big = copy.deepcopy(BROWSER_EXPORT)
+    big["log"] = [{"id": "expand-demo", "rating": 3, "at": f"2026-01-01T00:{m // 60:02d}:{m % 60:02d}.000Z"}
+                  for m in range(3000)] * 2  # every review twice
+    assert transfer.validate(big) is None
+    done = transfer.import_into(store, big, {"expand-demo"})
+    assert done.reviews == 3000 and len(store.reviews()) == 3000
+
+    # a failure half way leaves the store as it was: cards and reviews together or not at all
+    again = copy.deepcopy(big)
+    again["log"] = [{"id": "expand-demo", "rating": 4, "at": "2026-02-01T00:00:00.000Z"}, {"id": "expand-demo",
+                    "rating": 4, "at": "2026-02-01T00:00:01.000Z"}]
+    again["cards"]["expand-demo"]["last_review"] = "2026-02-01T00:00:00.000Z"
+    real = store.conn.execute
+    calls = {"n": 0}
+
+    class Flaky:
+        def __init__(self, conn):
+            self._conn = conn
+
+        def execute(self, sql, *args):
+            if sql.startswith("INSERT INTO reviews"):
+                calls["n"] += 1
+                if calls["n"] == 2:
+                    raise RuntimeError("disk full")
+            return real(sql, *args)
+
+        def __getattr__(self, name):
+            return getattr(self._conn, name)
+
+        def __enter__(self):
+            return self._conn.__enter__()
+
+        def __exit__(self, *exc):
+            return self._conn.__exit__(*exc)
+
+    card_before = store.card("expand-demo")
+    monkeypatch.setattr(store, "conn", Flaky(store.conn))
+    with pytest.raises(RuntimeError, match="disk full"):
+        transfer.import_into(store, again, {"expand-demo"})
+    monkeypatch.undo()
+    assert len(store.reviews()) == 3000 and store.card("expand-demo") == card_before
+    store.close()

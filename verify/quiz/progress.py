@@ -141,20 +141,31 @@ class Progress:
         return [{"id": q, "rating": r, "at": at, "coverage": c, "seconds": s} for q, r, c, s, at in rows
                 if r in RATINGS and _is_date(at)]
 
-    def add_review(self, question_id: str, rating: int, at: str, coverage: float | None = None,
-                   seconds: float | None = None) -> bool:
-        """Record a review made elsewhere (an import); False when this one is already here (same card,
-        rating and time to the millisecond, as the browser keeps it)."""
-        when = _parse(at)
-        for (other,) in self.conn.execute("SELECT reviewed_at FROM reviews WHERE question_id = ? AND rating = ?",
-                                          (question_id, rating)):
-            seen = _parse(other)
-            if when and seen and abs((seen - when).total_seconds()) < 0.002:
-                return False
+    def add_all(self, cards: dict[str, fsrs.Card], reviews: list[tuple[str, int, str, float | None, float | None]]
+                ) -> int:
+        """Cards and reviews made elsewhere, in one transaction (a failure leaves the store as it was).
+
+        A review already here (same card, rating and time to the millisecond) is left out; returns
+        how many reviews were added.
+        """
+        def key(qid: str, rating: int, at: object) -> tuple[str, int, str] | None:
+            when = _parse(at)
+            return (qid, rating, when.astimezone(timezone.utc).isoformat(timespec="milliseconds")) if when else None
+
+        seen = {key(q, r, at) for q, r, at in self.conn.execute("SELECT question_id, rating, reviewed_at FROM reviews")}
+        added = 0
         with self.conn:
-            self.conn.execute("INSERT INTO reviews (question_id, rating, coverage, seconds, reviewed_at) "
-                              "VALUES (?, ?, ?, ?, ?)", (question_id, rating, coverage, seconds, at))
-        return True
+            for qid, card in cards.items():
+                self.conn.execute("INSERT OR REPLACE INTO cards VALUES (?, ?, ?)", (qid, card.card_id, card.to_json()))
+            for qid, rating, at, coverage, seconds in reviews:
+                k = key(qid, rating, at)
+                if k is not None and k in seen:
+                    continue
+                seen.add(k)
+                self.conn.execute("INSERT INTO reviews (question_id, rating, coverage, seconds, reviewed_at) "
+                                  "VALUES (?, ?, ?, ?, ?)", (qid, rating, coverage, seconds, at))
+                added += 1
+        return added
 
     def review(self, question_id: str, rating: int, *, coverage: float | None = None,
                seconds: float | None = None, now: datetime | None = None) -> fsrs.Card:

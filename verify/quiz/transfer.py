@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import fsrs
@@ -28,6 +28,9 @@ from verify.quiz.progress import Progress, card_id
 
 VERSION = 1
 _NUMBERS = ("stability", "difficulty", "elapsed_days", "scheduled_days", "learning_steps", "reps", "lapses")
+MAX_BYTES = 16 * 2**20  # a progress file of years of daily practice is well under 1 MiB
+MAX_CARDS, MAX_REVIEWS = 20_000, 200_000
+_EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)
 
 
 def _date(text: Any) -> datetime | None:
@@ -44,6 +47,21 @@ def _number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
 
 
+def _when(text: Any, ahead: timedelta) -> str | None:
+    """Why ``text`` is not a date between 2000 and ``ahead`` from now, or None."""
+    d = _date(text)
+    if d is None:
+        return "不是日期"
+    try:
+        ok = _EARLIEST <= d <= datetime.now(timezone.utc) + ahead
+    except OverflowError:
+        ok = False
+    return None if ok else "不在 2000 年到现在之间（到期日可以晚一些，但不超过 100 年）"
+
+
+_PAST, _FUTURE = timedelta(days=1), timedelta(days=36500)  # a review happened by now; a card falls due later
+
+
 def validate(obj: Any) -> str | None:
     """Why ``obj`` is not a progress file, or None (the browser's rules, in the same words)."""
     if not isinstance(obj, dict):
@@ -57,10 +75,10 @@ def validate(obj: Any) -> str | None:
         where = f"cards.{cid}"
         if not isinstance(c, dict):
             return where + " 不是对象"
-        if _date(c.get("due")) is None:
-            return where + ".due 不是日期"
-        if c.get("last_review") is not None and _date(c.get("last_review")) is None:
-            return where + ".last_review 不是日期"
+        if (why := _when(c.get("due"), _FUTURE)) is not None:
+            return f"{where}.due {why}"
+        if c.get("last_review") is not None and (why := _when(c.get("last_review"), _PAST)) is not None:
+            return f"{where}.last_review {why}"
         for name in _NUMBERS:
             if not _number(c.get(name)):
                 return f"{where}.{name} 不是非负数"
@@ -69,10 +87,17 @@ def validate(obj: Any) -> str | None:
     log = obj.get("log")
     if not isinstance(log, list):
         return "缺少 log 数组"
+    if len(cards) > MAX_CARDS or len(log) > MAX_REVIEWS:
+        return f"卡片或自评太多（最多 {MAX_CARDS} 张卡片、{MAX_REVIEWS} 条自评）"
     for k, r in enumerate(log):
-        if not isinstance(r, dict) or not isinstance(r.get("id"), str) or r.get("rating") not in (1, 2, 3, 4) \
-                or _date(r.get("at")) is None:
+        if not isinstance(r, dict) or not isinstance(r.get("id"), str) or r.get("rating") not in (1, 2, 3, 4):
             return f"log[{k}] 格式不对"
+        if (why := _when(r.get("at"), _PAST)) is not None:
+            return f"log[{k}].at {why}"
+        if r.get("coverage") is not None and not (_number(r["coverage"]) and r["coverage"] <= 1):
+            return f"log[{k}].coverage 不是 0 到 1 之间的数"
+        if r.get("seconds") is not None and not _number(r["seconds"]):
+            return f"log[{k}].seconds 不是非负数"
     return None
 
 
@@ -130,9 +155,14 @@ class Imported:
 
 
 def import_into(store: Progress, obj: dict[str, Any], known: set[str]) -> Imported:
-    """Merge a validated progress file into the store; ids not in ``known`` are skipped and listed."""
+    """Merge a validated progress file into the store, in one transaction: all of it or nothing.
+
+    Ids not in ``known`` are skipped and listed; a review already here (same card, rating and time
+    to the millisecond, as the browser keeps it) is not added twice.
+    """
     out = Imported()
     unknown: set[str] = set()
+    cards: dict[str, fsrs.Card] = {}
     for item_id, c in obj["cards"].items():
         if item_id not in known:
             unknown.add(item_id)
@@ -142,15 +172,16 @@ def import_into(store: Progress, obj: dict[str, Any], known: set[str]) -> Import
             continue
         mine = store.card(item_id)
         if mine is None or (mine.last_review or mine.due) < (card.last_review or card.due):
-            store.put_card(item_id, card)
-            out.cards += 1
+            cards[item_id] = card
         else:
             out.kept += 1
+    reviews = []
     for r in obj["log"]:
         if r["id"] not in known:
             unknown.add(r["id"])
             continue
-        at = _iso(_date(r["at"])) or r["at"]
-        out.reviews += store.add_review(r["id"], r["rating"], at, r.get("coverage"), r.get("seconds"))
+        reviews.append((r["id"], r["rating"], _iso(_date(r["at"])) or r["at"], r.get("coverage"), r.get("seconds")))
+    out.cards = len(cards)
+    out.reviews = store.add_all(cards, reviews)
     out.unknown = sorted(unknown)
     return out

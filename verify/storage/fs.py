@@ -47,6 +47,24 @@ def atomic_write_json(path: Path, data: Any) -> None:
     atomic_write_text(path, dumps(data))
 
 
+class DuplicateKey(ValueError):
+    """A JSON object that gives one key twice (``json`` would keep the later copy silently)."""
+
+    def __init__(self, key: str):
+        super().__init__(f"the key {key!r} appears twice in one object")
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for untrusted JSON: a key given twice is an error, not the later copy."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def read_json(path: Path) -> Any:
     """The parsed file, ``None`` when absent, or ``CORRUPT`` (reported, naming the file) when unreadable.
 

@@ -18,7 +18,7 @@ from typing import Any
 from verify.core.errors import ClaimError
 from verify.core.records import MAX_OBSERVED, Evidence
 from verify.settings import Settings
-from verify.storage.fs import atomic_write_json, read_json
+from verify.storage.fs import atomic_write_json, read_json, unique_keys
 
 #: what the probe makes a device key (verify.running.probe.device_key): a lowercase slug, a file name
 DEVICE_KEY = re.compile(r"[a-z0-9]+(?:[.-][a-z0-9]+)*")
@@ -38,15 +38,6 @@ class RecordedFile:
     extra: dict[str, Any] = field(default_factory=dict)  # what a bundle adds: its shard, file times
 
 
-def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"the key {key!r} appears twice in one object")
-        out[key] = value
-    return out
-
-
 def _load(path: Path, rel: str) -> Any:
     """The file's JSON, or a :class:`ClaimError` naming it: not there, not UTF-8, not JSON, a key twice."""
     try:
@@ -60,7 +51,7 @@ def _load(path: Path, rel: str) -> Any:
     except UnicodeDecodeError as exc:
         raise ClaimError(f"{rel}: not UTF-8 text (byte {exc.start}); fix or delete it") from None
     try:
-        return json.loads(text, object_pairs_hook=_unique)
+        return json.loads(text, object_pairs_hook=unique_keys)
     except ValueError as exc:
         raise ClaimError(f"{rel}: not a recorded-evidence file ({exc}); fix or delete it") from None
 
