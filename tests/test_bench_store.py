@@ -230,3 +230,20 @@ def test_benchmark_hash_follows_workloads_and_measuring_code_not_storage(tmp_pat
     assert after_plugin != before
     (tmp_path / "snippets/_workloads/w.py").write_text("N = 2\n")
     assert digest() != after_plugin
+
+
+# --- a benchmark never stops the main command -------------------------------------------------
+
+def test_keep_going_reports_a_failed_benchmark_and_exits_zero(project):
+    from tests._project import cold_cache  # noqa: PLC0415
+
+    cold_cache(project / ".cache-run")
+    (project / "tests" / "test_bench_b.py").write_text(
+        MARKED.format(body=2) + "    assert False, 'a relation this machine does not meet'\n", encoding="utf-8")
+    env = {"VERIFY_CACHE_DIR": str(project / ".cache-run")}
+    strict = CliRunner().invoke(bench_app, ["run", "--root", str(project), "--file", "test_bench_b.py"], env=env)
+    assert strict.exit_code == 1, strict.output
+    going = CliRunner().invoke(bench_app, ["run", "--root", str(project), "--force", "--keep-going",
+                                           "--file", "test_bench_b.py"], env=env)
+    assert going.exit_code == 0, going.output
+    assert "benchmarks failed (pytest exit 1)" in going.output and "site is built anyway" in going.output
