@@ -161,6 +161,9 @@ def mkdocs_build(root: Path, strict: bool = True) -> subprocess.CompletedProcess
 
 def cold_cache(path: Path) -> Path:
     """An empty cache folder holding only this machine's probe (so no worker imports torch to probe it)."""
+    from verify.running import probe  # noqa: PLC0415
+
+    probe.probe(REPO_SETTINGS)  # a fresh clone has no probe yet when this is the first test to ask
     path.mkdir(parents=True)
     (path / "probe.json").write_bytes((REPO_SETTINGS.cache_dir / "probe.json").read_bytes())
     return path

@@ -217,7 +217,7 @@ def _(ctx):
     # CPU with AVX-512 computes sin, exp and tanh of 1M floats in about the time a memory-bound op
     # takes over the same bytes (1.17-1.35x the cheap chain on two Xeons), so "several times" holds
     # only on some CPUs. Fusing three memory-bound ops into one pass gains on any CPU: the byte
-    # model predicts 2-3x; 1.56x and 1.93x were the smallest seen, and the bound keeps 25% room.
+    # model predicts 2-3x; 1.56x and 1.93x on the two Xeons, and the bound keeps 25% room there.
     expect={"speedup_cheap": {">=": 1.2}},
 )
 def _(ctx):

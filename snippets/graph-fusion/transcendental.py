@@ -161,7 +161,7 @@ def _ms(t: dict, name: str) -> float:
     # any CPU with MKL, once every variant meets the same cache state. Without the copy that reads
     # each function's input and writes its output first, the variant that came first after the
     # chain variants (which evict the cache) read its 4 MiB input from memory and the next one
-    # from the cache: eager measured 1.23-1.56x MKL for exp and 1.51-1.74x for tanh on two Xeons,
+    # from the cache: eager measured 1.23-1.62x MKL for exp and 1.39-1.74x for tanh on two Xeons,
     # and 1.0x for sin, whose input the chain variants had just read. The bounds keep 25% room.
     # How MKL and Sleef compare, and whether a dependent chain of three calls per vector is slower
     # than the three loops apart, depends on the CPU: those are bound, not checked.
