@@ -208,6 +208,15 @@ def test_serve_watches_the_snippets_and_warns_of_strict_mode(tmp_path, monkeypat
     assert ("serving in strict mode" in caplog.text) is strict
 
 
+def test_serve_watches_an_evidence_folder_that_does_not_exist_yet(tmp_path, monkeypatch):
+    root = live_project(tmp_path, [1])
+    assert not (root / "evidence").exists()
+    monkeypatch.setattr(settings_mod, "_site", settings(root))
+    server = _Server()
+    hooks.on_serve(server, config={"strict": False}, builder=None)
+    assert str(root / "evidence") in server.watched and (root / "evidence").is_dir()
+
+
 @pytest.mark.browser
 @pytest.mark.slow
 def test_saving_a_snippet_reruns_its_claims_and_reloads_the_page(tmp_path, browser):

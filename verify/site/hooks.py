@@ -88,7 +88,11 @@ def on_serve(server: Any, config: Any, builder: Any, **kwargs: Any) -> Any:
     would render with its old code; restart the server after changing it.
     """
     settings = settings_mod.for_site()
-    if settings.live:  # verify serve touches a stamp there as claims finish behind the server
+    # evidence/ is made when missing: a folder created after the server started is not watched, so
+    # the first merged or recorded file would not show until a restart. verify serve touches a
+    # stamp in live_dir as claims finish behind the server.
+    settings.evidence_dir.mkdir(exist_ok=True)
+    if settings.live:
         settings.live_dir.mkdir(parents=True, exist_ok=True)
     for folder in (settings.snippets_dir, settings.evidence_dir, *([settings.live_dir] if settings.live else [])):
         if folder.is_dir():
