@@ -135,3 +135,51 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def test_a_killed_run_takes_its_worker_along_and_the_next_run_says_it_waits_then_sweeps(tmp_path):
+    """SIGKILL of a run: its worker and the claim's children go within a moment, and its scratch
+    folder is removed by the next run of the cache, which said whom it was waiting for."""
+    import signal  # noqa: PLC0415
+
+    from tests._project import cold_cache, start_verify  # noqa: PLC0415
+
+    hold, pids = tmp_path / "hold", tmp_path / "pids"
+    hold.touch()
+    body = (f"import subprocess\np = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+            f"open({str(pids)!r}, 'w').write(f'{{os.getpid()}} {{p.pid}}')\n"
+            f"while os.path.exists({str(hold)!r}):\n    time.sleep(0.1)\nreturn {{'x': 1}}")
+    root = write(tmp_path / "p", {"mkdocs.yml": "site_name: t\n", "snippets/r/a.py": HEADER + _claim("r.slow", body, timeout="120")})
+    cache = cold_cache(tmp_path / "cache")
+    first = start_verify(root, cache, "run")
+    second = None
+    try:
+        for _ in range(600):
+            assert first.poll() is None, first.communicate()[0]
+            if pids.exists() and len(pids.read_text().split()) == 2:
+                break
+            time.sleep(0.1)
+        worker, child = map(int, pids.read_text().split())
+        assert list((cache / "tmp").glob("run-*"))
+        second = start_verify(root, cache, "run")
+        time.sleep(3)  # the second reaches the lock and waits
+        first.send_signal(signal.SIGKILL)
+        first.communicate(timeout=30)
+        for _ in range(40):
+            if not _alive(worker) and not _alive(child):
+                break
+            time.sleep(0.1)
+        assert not _alive(worker) and not _alive(child)  # within 4 s of the kill, not at the claim's end
+        hold.unlink()
+        out, _ = second.communicate(timeout=300)
+        assert second.returncode == 0, out
+        text = " ".join(out.split())
+        assert f"another verification (process {first.pid}) is running claims with {cache}" in text
+        assert "running now" in text
+    finally:  # a failing check leaves nothing running
+        hold.unlink(missing_ok=True)
+        for proc in (first, second):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert not list((cache / "tmp").glob("run-*"))  # the killed run's folder, and this run's own

@@ -82,6 +82,9 @@ class RunProgress:
                 out[cid] = max(wall * (w / total if total else 1.0 / len(own)), 0.001)
         return out
 
+    def waiting(self, message: str) -> None:
+        (self.bar.console if self.bar is not None else self.console).print(f"[yellow]{message}[/]", highlight=False)
+
     def done(self, claim_id: str, record: Evidence) -> None:
         self.count += 1
         self.failed += record.bad

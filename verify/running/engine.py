@@ -131,6 +131,8 @@ class Progress(Protocol):
 
     def done(self, claim_id: str, record: Evidence) -> None: ...
 
+    def waiting(self, message: str) -> None: ...
+
 
 def verify(
     settings: Settings,
@@ -221,7 +223,10 @@ def verify(
         jobs = jobs or settings.jobs or max(1, min(4, os.cpu_count() or 1))
         if progress:
             progress.start([s for specs in to_run.values() for s in specs])
-        with guard.exclusive(settings):
+        with guard.exclusive(settings, on_wait=progress.waiting if progress else None):
+            swept = runner.sweep_scratch(settings)
+            if swept:
+                log.info("verify: removed %d scratch folder(s) a killed run left behind", swept)
             watch = guard.Guard(settings)
             runner.run_many(to_run, make_env, jobs=jobs, on_done=done)
             tampered, changed = watch.check()

@@ -14,7 +14,8 @@ import contextlib
 import fcntl
 import logging
 import os
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from verify.settings import Settings
@@ -88,16 +89,37 @@ class Guard:
 
 
 @contextlib.contextmanager
-def exclusive(settings: Settings) -> Iterator[None]:
-    """One verification at a time per cache: a second waits (two would also disturb each other's timings)."""
+def exclusive(settings: Settings, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
+    """One verification at a time per cache: a second waits (two would also disturb each other's timings).
+
+    The holder writes its process id into the lock file, so a waiter can say whom it waits for;
+    ``on_wait`` hears that once before the wait and once when the wait is over.
+    """
     settings.cache_dir.mkdir(parents=True, exist_ok=True)
-    with (settings.cache_dir / LOCK).open("a") as fh:
+    path = settings.cache_dir / LOCK
+    with path.open("a+") as fh:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            log.info("verify: another verification is running with %s; waiting for it", settings.cache_dir)
+            fh.seek(0)
+            holder = fh.read(32).strip()
+            message = (f"another verification (process {holder or '?'}) is running claims with {settings.cache_dir}; "
+                       "waiting for it to finish")
+            log.info("verify: %s", message)
+            if on_wait:
+                on_wait(message)
+            began = time.monotonic()
             fcntl.flock(fh, fcntl.LOCK_EX)
+            if on_wait:
+                on_wait(f"waited {time.monotonic() - began:.0f} s; running now")
+        fh.seek(0)
+        fh.truncate()
+        fh.write(str(os.getpid()))
+        fh.flush()
         try:
             yield
         finally:
+            fh.seek(0)
+            fh.truncate()
+            fh.flush()
             fcntl.flock(fh, fcntl.LOCK_UN)

@@ -49,6 +49,9 @@ class StampProgress:
         self.total = len(specs)
         self.echo(f"verify serve: running {self.total} claim(s) on this machine behind the server")
 
+    def waiting(self, message: str) -> None:
+        self.echo(f"verify serve: {message}")
+
     def done(self, claim_id: str, record: Evidence) -> None:
         self.count += 1
         if record.bad:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -98,6 +99,23 @@ def _tail(path: Path, limit: int = 3000) -> str:
     return data[-limit:].decode("utf-8", "replace")
 
 
+SCRATCH_PREFIX = "run-"
+
+
+def sweep_scratch(settings: Settings) -> int:
+    """Remove the scratch folders a run killed before it could clean up left in the cache.
+
+    Called with the cache's run lock held (:func:`verify.running.guard.exclusive`): no other run of
+    this cache can own one then, and a worker outlives its run by at most a moment.
+    """
+    count = 0
+    for folder in settings.tmp_dir.glob(f"{SCRATCH_PREFIX}*"):
+        if folder.is_dir():
+            shutil.rmtree(folder, ignore_errors=True)
+            count += 1
+    return count
+
+
 def run_file(
     snippet: str,
     specs: list[ClaimSpec],
@@ -109,7 +127,7 @@ def run_file(
     pending = [s.id for s in specs]
     results: dict[str, WorkerResult] = {}
     wenv.settings.tmp_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=wenv.settings.tmp_dir, prefix="run-") as scratch:
+    with tempfile.TemporaryDirectory(dir=wenv.settings.tmp_dir, prefix=SCRATCH_PREFIX) as scratch:
         attempt = 0
         while pending:
             attempt += 1
@@ -119,7 +137,7 @@ def run_file(
             cmd = [sys.executable, "-m", "verify.running.worker", "--snippet", str(wenv.root / snippet),
                    "--claims", ",".join(pending), "--device", wenv.device,
                    "--results", str(results_path), "--workdir", str(workdir),
-                   "--memory", str(wenv.settings.worker_memory)]
+                   "--memory", str(wenv.settings.worker_memory), "--parent", str(os.getpid())]
             workdir.mkdir(parents=True, exist_ok=True)
             with log_path.open("wb") as log:
                 # Its own session (so its whole process group can be killed) and its own working

@@ -13,8 +13,10 @@ import ctypes
 import importlib.util
 import json
 import os
+import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from dataclasses import asdict
@@ -160,6 +162,21 @@ def _end(result: WorkerResult) -> dict[str, Any]:
     return {"event": "end", **result.to_json()}
 
 
+def _die_with(parent: int, every: float = 0.5) -> None:
+    """Kill this worker's process group (it and whatever a claim started) once ``parent`` is gone.
+
+    The worker runs in its own session, so a run killed with SIGKILL would otherwise leave it
+    running its claim to the end, or for ever. A daemon thread asks every ``every`` seconds: a
+    system call, nothing a timing would notice.
+    """
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os.killpg(os.getpgid(0), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="verify-parent-watch", daemon=True).start()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--snippet", required=True, type=Path)
@@ -168,7 +185,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", required=True, type=Path)
     parser.add_argument("--workdir", required=True, type=Path)
     parser.add_argument("--memory", type=int, default=0, help="bytes this worker may allocate; 0: no limit")
+    parser.add_argument("--parent", type=int, default=0, help="the run's process: the worker dies with it")
     args = parser.parse_args(argv)
+    if args.parent:
+        _die_with(args.parent)
     limit_memory(args.memory)
     folder = args.snippet.parent.resolve()
     try:
