@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests._progress_files import BROWSER_EXPORT, HOSTILE
 from tests._browser import ARTIFACTS, CHROMIUM, serve, browser as launch_browser
 from tests.test_quiz_site import build_sample_site
 from verify.quiz import samples
@@ -146,6 +147,25 @@ def test_mock_interview_progress_and_import(page, site):
     assert page.locator(".quiz-tally").inner_text().startswith("已练 1 / 4 题") and "共 1 次自评" in page.locator(".quiz-tally").inner_text()
     assert set(stored(page)["cards"]) == {"expand-demo"} and page.locator("img").count() == 0
     shot(page, "4-import-unknown-id")
+
+
+def test_the_browser_refuses_each_hostile_file_as_the_terminal_does(page):
+    """The cases of test_quiz_progress.py, read by QuizCore.readProgress: the same reason, word for word."""
+    for name, text, why in HOSTILE:
+        got = page.evaluate("t => QuizCore.readProgress(t).why || null", text)
+        assert got is not None and why in got, (name, got)
+    assert page.evaluate("t => QuizCore.readProgress(t).why || null", json.dumps(BROWSER_EXPORT)) is None
+    too_big = page.evaluate("QuizCore.readProgress(' '.repeat(QuizCore.MAX_BYTES + 1)).why")
+    assert "进度文件最多" in too_big
+
+    # through the import control: refused whole, what is stored stays
+    page.get_by_role("tab", name="进度").click()
+    before = page.evaluate("localStorage.getItem('verify-quiz:v1')")
+    status = page.locator(".quiz-status")
+    upload(page, "twice.json", HOSTILE[[n for n, _, _ in HOSTILE].index("a key twice")][1].encode())
+    status.filter(has_text="出现了两次").wait_for()
+    assert "现有进度未改动" in status.inner_text()
+    assert page.evaluate("localStorage.getItem('verify-quiz:v1')") == before
 
 
 def test_flashcards(page):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from datetime import datetime, timedelta, timezone
 
@@ -71,19 +72,7 @@ def test_an_unreadable_row_is_skipped_and_the_rest_kept(tmp_path):
 
 # --- one progress format: the browser's export ---------------------------------------------------
 
-BROWSER_EXPORT = {
-    "version": 1,
-    "cards": {
-        "expand-demo": {"due": "2026-01-01T00:10:00.000Z", "stability": 2.3065, "difficulty": 2.11810397, "elapsed_days": 0,
-                        "scheduled_days": 0, "learning_steps": 1, "reps": 1, "lapses": 0, "state": 1,
-                        "last_review": "2026-01-01T00:00:00.000Z"},
-        "<img src=x onerror=alert(1)>": {"due": "2026-01-01T00:10:00.000Z", "stability": 1, "difficulty": 5,
-                                         "elapsed_days": 0, "scheduled_days": 0, "learning_steps": 0, "reps": 1,
-                                         "lapses": 0, "state": 1, "last_review": "2026-01-01T00:00:00.000Z"},
-    },
-    "log": [{"id": "expand-demo", "rating": 3, "at": "2026-01-01T00:00:00.000Z", "coverage": 0.5, "seconds": 31},
-            {"id": "<img src=x onerror=alert(1)>", "rating": 3, "at": "2026-01-01T00:00:01.000Z"}],
-}
+from tests._progress_files import BROWSER_EXPORT, HOSTILE  # noqa: E402
 
 
 def test_a_browser_export_imports_and_unknown_ids_are_skipped(tmp_path):
@@ -224,3 +213,16 @@ def test_an_import_is_one_transaction_and_deduplicates_in_one_pass(tmp_path, mon
     monkeypatch.undo()
     assert len(store.reviews()) == 3000 and store.card("expand-demo") == card_before
     store.close()
+
+
+@pytest.mark.parametrize("text, why", [(t, w) for _, t, w in HOSTILE], ids=[n for n, _, _ in HOSTILE])
+def test_the_terminal_refuses_each_hostile_file_as_the_browser_does(text, why):
+    """The same cases and words as test_quiz_browser.py::test_the_browser_refuses_each_hostile_file."""
+    from verify.quiz import transfer  # noqa: PLC0415
+
+    with pytest.raises(transfer.NotAProgressFile, match=re.escape(why)):
+        transfer.read(text.encode())
+    with pytest.raises(transfer.NotAProgressFile, match="进度文件最多"):
+        transfer.read(b" " * (transfer.MAX_BYTES + 1))
+    with pytest.raises(transfer.NotAProgressFile, match="不是 UTF-8"):
+        transfer.read(b'{"version": 1\xff}')

@@ -10,7 +10,6 @@ import typer
 
 from verify.quiz import tui
 from verify.quiz.loading import load_bank
-from verify.storage.fs import DuplicateKey, unique_keys
 from verify.quiz.terminal import (
     DbOpt,
     DiffOpt,
@@ -108,20 +107,15 @@ def import_(file: FileArg, db: DbOpt = None, docs: DocsOpt = None) -> None:
     from verify.quiz import transfer  # noqa: PLC0415
 
     try:
-        if file.stat().st_size > transfer.MAX_BYTES:
-            raise ValueError(f"文件有 {file.stat().st_size:,} 字节，进度文件最多 {transfer.MAX_BYTES:,} 字节")
-        obj = json.loads(file.read_text(encoding="utf-8"), object_pairs_hook=unique_keys)
-    except DuplicateKey as exc:
-        console.print(f"导入失败：{file} 里键 {exc.key!r} 在同一个对象里出现了两次。现有进度未改动。", style="red",
-                      markup=False)
+        if file.stat().st_size > transfer.MAX_BYTES:  # refused before it is read into memory
+            raise transfer.NotAProgressFile(f"文件有 {file.stat().st_size:,} 字节，进度文件最多 {transfer.MAX_BYTES:,} 字节")
+        obj = transfer.read(file.read_bytes())
+    except OSError as exc:
+        console.print(f"导入失败：{file} 读不了（{exc.strerror}）。现有进度未改动。", style="red", markup=False)
         raise typer.Exit(2) from None
-    except (OSError, ValueError) as exc:
-        console.print(f"导入失败：{file} 不是可读的 JSON（{exc}）。现有进度未改动。", style="red", markup=False)
+    except transfer.NotAProgressFile as exc:
+        console.print(f"导入失败：{file}：{exc}。现有进度未改动。", style="red", markup=False)
         raise typer.Exit(2) from None
-    why = transfer.validate(obj)
-    if why:
-        console.print(f"导入失败：{why}。现有进度未改动。", style="red", markup=False)
-        raise typer.Exit(2)
     known = _known(load_bank(docs))
     store = _open_progress(db)
     try:

@@ -17,6 +17,7 @@ review is newer than the one here.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -25,6 +26,7 @@ from typing import Any
 import fsrs
 
 from verify.quiz.progress import Progress, card_id
+from verify.storage.fs import DuplicateKey, unique_keys
 
 VERSION = 1
 _NUMBERS = ("stability", "difficulty", "elapsed_days", "scheduled_days", "learning_steps", "reps", "lapses")
@@ -99,6 +101,32 @@ def validate(obj: Any) -> str | None:
         if r.get("seconds") is not None and not _number(r["seconds"]):
             return f"log[{k}].seconds 不是非负数"
     return None
+
+
+class NotAProgressFile(ValueError):
+    """Why a file is not a progress file, in the words the browser uses too."""
+
+
+def read(raw: bytes) -> dict[str, Any]:
+    """The progress file in ``raw``, checked whole (the browser's ``QuizCore.readProgress``).
+
+    :class:`NotAProgressFile` says why not: too large, not UTF-8, not JSON, a key twice in one
+    object (``json`` would keep the later copy silently), or a field :func:`validate` refuses.
+    """
+    if len(raw) > MAX_BYTES:
+        raise NotAProgressFile(f"文件有 {len(raw):,} 字节，进度文件最多 {MAX_BYTES:,} 字节")
+    try:
+        obj = json.loads(raw.decode("utf-8"), object_pairs_hook=unique_keys)
+    except UnicodeDecodeError as exc:
+        raise NotAProgressFile(f"文件不是 UTF-8 文本（第 {exc.start} 字节）") from None
+    except DuplicateKey as exc:
+        raise NotAProgressFile(f"键 {exc.key!r} 在同一个对象里出现了两次") from None
+    except ValueError:
+        raise NotAProgressFile("文件不是合法的 JSON") from None
+    why = validate(obj)
+    if why:
+        raise NotAProgressFile(why)
+    return obj
 
 
 def _iso(d: datetime | None) -> str | None:

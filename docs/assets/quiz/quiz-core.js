@@ -205,27 +205,83 @@
   }
 
   // ---- progress files ------------------------------------------------------------------------
-  function isDate(v) { return typeof v === "string" && !isNaN(Date.parse(v)); }
-  function isNum(v) { return typeof v === "number" && isFinite(v); }
+  // The terminal's rules (verify/quiz/transfer.py), in the same words: dates in a window, numbers
+  // that are numbers, a size limit, no key twice. A bad file is refused whole.
+  var MAX_BYTES = 16 * 1024 * 1024, MAX_CARDS = 20000, MAX_REVIEWS = 200000;
+  var DAY = 86400000, EARLIEST = Date.UTC(2000, 0, 1), PAST = DAY, FUTURE = 36500 * DAY;
+  var ISO = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+  /** Milliseconds of an ISO 8601 date (no offset: UTC, as the terminal reads it), or NaN. */
+  function parseDate(v) {
+    var m = typeof v === "string" && ISO.exec(v);
+    if (!m) return NaN;
+    if (!m[2]) return Date.parse(m[1] + "T00:00:00Z");
+    var off = m[3] || "Z";
+    if (off !== "Z") off = off.length === 3 ? off + ":00" : off.slice(0, 3) + ":" + off.slice(-2);
+    return Date.parse(m[1] + "T" + m[2] + off);
+  }
+  function isNum(v) { return typeof v === "number" && isFinite(v) && v >= 0; }
+  /** Why ``v`` is not a date between 2000 and ``ahead`` from now, or null. */
+  function when(v, ahead) {
+    var t = parseDate(v);
+    if (isNaN(t)) return "不是日期";
+    return EARLIEST <= t && t <= Date.now() + ahead ? null : "不在 2000 年到现在之间（到期日可以晚一些，但不超过 100 年）";
+  }
+  /** The first key given twice in one object of a JSON text, or null (JSON.parse keeps the later copy). */
+  function repeatedKey(text) {
+    var stack = [], i = 0, n = text.length;
+    while (i < n) {
+      var ch = text[i];
+      if (ch === "{") { stack.push({ keys: new Set(), key: true }); i++; }
+      else if (ch === "[") { stack.push(null); i++; }
+      else if (ch === "}" || ch === "]") { stack.pop(); i++; }
+      else if (ch === ",") { var top = stack[stack.length - 1]; if (top) top.key = true; i++; }
+      else if (ch === "\"") {
+        var j = i + 1;
+        while (j < n && text[j] !== "\"") j += text[j] === "\\" ? 2 : 1;
+        var obj = stack[stack.length - 1];
+        if (obj && obj.key) {
+          var key = JSON.parse(text.slice(i, j + 1));
+          if (obj.keys.has(key)) return key;
+          obj.keys.add(key); obj.key = false;
+        }
+        i = j + 1;
+      } else i++;
+    }
+    return null;
+  }
+  /** The progress file in ``text``, or why it is not one: {obj} or {why}. */
+  function readProgress(text) {
+    if (text.length > MAX_BYTES) return { why: "文件有 " + text.length.toLocaleString("en") + " 个字符，进度文件最多 " + MAX_BYTES.toLocaleString("en") + " 字节" };
+    var obj;
+    try { obj = JSON.parse(text); } catch (e) { return { why: "文件不是合法的 JSON" }; }
+    var twice = repeatedKey(text);
+    if (twice !== null) return { why: "键 '" + twice + "' 在同一个对象里出现了两次" };
+    var why = validateProgress(obj);
+    return why ? { why: why } : { obj: obj };
+  }
   /** Why ``obj`` is not a progress file, or null when it is one (verify/quiz/transfer.py: validate). */
   function validateProgress(obj) {
     if (!obj || typeof obj !== "object" || Array.isArray(obj)) return "不是一个 JSON 对象";
     if (obj.version !== 1) return "version 必须是 1";
     if (!obj.cards || typeof obj.cards !== "object" || Array.isArray(obj.cards)) return "缺少 cards 对象";
-    var ids = Object.keys(obj.cards);
+    var ids = Object.keys(obj.cards), why;
     for (var i = 0; i < ids.length; i++) {
       var c = obj.cards[ids[i]], where = "cards." + ids[i];
-      if (!c || typeof c !== "object") return where + " 不是对象";
-      if (!isDate(c.due)) return where + ".due 不是日期";
-      if (c.last_review != null && !isDate(c.last_review)) return where + ".last_review 不是日期";
+      if (!c || typeof c !== "object" || Array.isArray(c)) return where + " 不是对象";
+      if ((why = when(c.due, FUTURE))) return where + ".due " + why;
+      if (c.last_review != null && (why = when(c.last_review, PAST))) return where + ".last_review " + why;
       var nums = ["stability", "difficulty", "elapsed_days", "scheduled_days", "learning_steps", "reps", "lapses"];
-      for (var j = 0; j < nums.length; j++) if (!isNum(c[nums[j]]) || c[nums[j]] < 0) return where + "." + nums[j] + " 不是非负数";
+      for (var j = 0; j < nums.length; j++) if (!isNum(c[nums[j]])) return where + "." + nums[j] + " 不是非负数";
       if ([0, 1, 2, 3].indexOf(c.state) < 0) return where + ".state 必须是 0..3";
     }
     if (!Array.isArray(obj.log)) return "缺少 log 数组";
+    if (ids.length > MAX_CARDS || obj.log.length > MAX_REVIEWS) return "卡片或自评太多（最多 " + MAX_CARDS + " 张卡片、" + MAX_REVIEWS + " 条自评）";
     for (var k = 0; k < obj.log.length; k++) {
       var r = obj.log[k];
-      if (!r || typeof r.id !== "string" || [1, 2, 3, 4].indexOf(r.rating) < 0 || !isDate(r.at)) return "log[" + k + "] 格式不对";
+      if (!r || typeof r !== "object" || Array.isArray(r) || typeof r.id !== "string" || [1, 2, 3, 4].indexOf(r.rating) < 0) return "log[" + k + "] 格式不对";
+      if ((why = when(r.at, PAST))) return "log[" + k + "].at " + why;
+      if (r.coverage != null && !(isNum(r.coverage) && r.coverage <= 1)) return "log[" + k + "].coverage 不是 0 到 1 之间的数";
+      if (r.seconds != null && !isNum(r.seconds)) return "log[" + k + "].seconds 不是非负数";
     }
     return null;
   }
@@ -233,24 +289,24 @@
    *  newer card of each id kept, reviews not seen yet added. */
   function mergeProgress(current, incoming, known) {
     var out = { cards: 0, reviews: 0, kept: 0, unknown: [] }, unknown = new Set();
-    function newest(c) { return Date.parse(c.last_review || c.due); }
+    function newest(c) { return parseDate(c.last_review || c.due); }
     Object.keys(incoming.cards).forEach(function (id) {
       if (!known.has(id)) { unknown.add(id); return; }
       var c = incoming.cards[id];
       if (c.state === 0) return;
       if (!current.cards[id] || newest(current.cards[id]) < newest(c)) { current.cards[id] = c; out.cards++; } else out.kept++;
     });
+    var seen = new Set(current.log.map(function (x) { return x.id + "\u0000" + x.rating + "\u0000" + parseDate(x.at); }));
     incoming.log.forEach(function (r) {
       if (!known.has(r.id)) { unknown.add(r.id); return; }
-      var at = Date.parse(r.at);
-      var seen = current.log.some(function (x) { return x.id === r.id && x.rating === r.rating && Math.abs(Date.parse(x.at) - at) < 2; });
-      if (!seen) { current.log.push(r); out.reviews++; }
+      var key = r.id + "\u0000" + r.rating + "\u0000" + parseDate(r.at);
+      if (!seen.has(key)) { seen.add(key); current.log.push(r); out.reviews++; }
     });
-    current.log.sort(function (a, b) { return Date.parse(a.at) - Date.parse(b.at); });
+    current.log.sort(function (a, b) { return parseDate(a.at) - parseDate(b.at); });
     out.unknown = Array.from(unknown).sort();
     return out;
   }
 
   window.QuizCore = { normalize: normalize, score: score, normalizeValue: normalizeValue, checkDrill: checkDrill,
-                      validateProgress: validateProgress, mergeProgress: mergeProgress };
+                      validateProgress: validateProgress, readProgress: readProgress, mergeProgress: mergeProgress, MAX_BYTES: MAX_BYTES };
 })();

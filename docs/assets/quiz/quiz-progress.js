@@ -33,10 +33,8 @@
   }
 
   function importText(text) {
-    var obj;
-    try { obj = JSON.parse(text); } catch (e) { U.say("导入失败：文件不是合法的 JSON。现有进度未改动。", "error"); return; }
-    var why = Core.validateProgress(obj);
-    if (why) { U.say("导入失败：" + why + "。现有进度未改动。", "error"); return; }
+    var read = Core.readProgress(text), obj = read.obj;
+    if (read.why) { U.say("导入失败：" + read.why + "。现有进度未改动。", "error"); return; }
     var done = Core.mergeProgress(U.state.progress, obj, new Set(Object.keys(U.byId)));
     U.save();
     render();
@@ -50,7 +48,9 @@
     var file = el("input", { type: "file", accept: "application/json,.json", "aria-label": "导入进度文件", cls: "quiz-import" });
     file.addEventListener("change", function () {
       var f = file.files && file.files[0];
-      if (f) f.text().then(importText);
+      if (f && f.size > Core.MAX_BYTES) U.say("导入失败：文件有 " + f.size.toLocaleString("en") + " 字节，进度文件最多 " +
+        Core.MAX_BYTES.toLocaleString("en") + " 字节。现有进度未改动。", "error");
+      else if (f) f.text().then(importText);
       file.value = "";
     });
     var exportBtn = el("button", { type: "button", cls: "md-button", text: "导出进度（JSON）", onclick: function () {
