@@ -174,3 +174,18 @@ def start_verify(root: Path, cache: Path, *args: str) -> subprocess.Popen[str]:
     env = dict(env_for(root), VERIFY_CACHE_DIR=str(cache), VERIFY_JOBS="1")
     return subprocess.Popen([sys.executable, "-m", "verify.cli", *args], cwd=root, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def recorded_bundle(tmp: Path) -> dict:
+    """A bundle's content from a real recording of the tiny project (both claims passing), built in ``tmp``."""
+    import json  # noqa: PLC0415
+
+    from verify.running import record  # noqa: PLC0415
+
+    root = tiny_project(tmp / "p")
+    env = dict(env_for(root), VERIFY_CACHE_DIR=str(cold_cache(tmp / "cache")))
+    path, out = record.record(Settings.for_root(root, environ=env), jobs=1)
+    assert out.failures == []
+    data = json.loads(path.read_text())
+    data["created"] = max(r["provenance"]["date"] for r in data["claims"].values())
+    return data

@@ -8,30 +8,28 @@ already recorded changes, and a date a bundle wrote itself never decides between
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests._project import cold_cache, env_for, tiny_project
+from tests._project import cold_cache, recorded_bundle, start_verify, tiny_project
+from verify import settings as settings_mod
+from verify.core import evidence
 from verify.core.errors import ClaimError
 from verify.core.records import MAX_OBSERVED
 from verify.running import record
 from verify.settings import Settings
+from verify.site import fences, session
 from verify.storage import bundles
 
 
 @pytest.fixture(scope="module")
 def recorded_run(tmp_path_factory) -> dict[str, Any]:
     """A bundle's content, recorded once for the module: the tiny project's two claims, both passing."""
-    tmp = tmp_path_factory.mktemp("run")
-    root = tiny_project(tmp / "p")
-    env = dict(env_for(root), VERIFY_CACHE_DIR=str(cold_cache(tmp / "cache")))
-    path, out = record.record(Settings.for_root(root, environ=env), jobs=1)
-    assert out.failures == []
-    data = json.loads(path.read_text())
-    data["created"] = max(r["provenance"]["date"] for r in data["claims"].values())
-    return data
+    return recorded_bundle(tmp_path_factory.mktemp("run"))
 
 
 @pytest.fixture
@@ -111,3 +109,59 @@ def test_a_duration_that_is_not_a_number_is_refused(project, tmp_path, recorded_
     data = json.loads(json.dumps(recorded_run))
     data["claims"]["tiny.error"]["duration_s"] = "<img src=x>"
     _refused(project, tmp_path, data, r"claims.tiny.error.duration_s: '<img src=x>' is not a number")
+
+
+def _git(root: Path, *args: str) -> str:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+           "PATH": os.environ["PATH"], "HOME": str(root)}
+    return subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.mark.parametrize("commit, history", [("fabricated000", "不在本仓库历史中"), ("HEAD", "在本仓库历史中")])
+def test_a_merged_record_says_which_bundle_and_commit_it_came_from(project, tmp_path, recorded_run, commit, history,
+                                                                  monkeypatch):
+    _git(project, "init", "-q")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "tiny")
+    data = json.loads(json.dumps(recorded_run))
+    data["git_commit"] = _git(project, "rev-parse", "--short=12", "HEAD") if commit == "HEAD" else commit
+    _merge(project, tmp_path, data, "shard-1-of-2.json")
+    stored = json.loads(next((project / "evidence").glob("*.json")).read_text())
+    assert stored["claims"]["tiny.stride"]["origin"]["bundle"] == "shard-1-of-2.json"
+
+    settings = Settings.for_root(project, {"VERIFY_CACHE_DIR": str(cold_cache(tmp_path / "build-cache")),
+                                          "VERIFY_NO_RUN": "1"})
+    monkeypatch.setattr(settings_mod, "_site", settings)
+    monkeypatch.setattr(session, "RECHECK_S", 0.0)
+    sess = session.get()
+    row = next(r for r in sess.ledger() if r["id"] == "tiny.stride")
+    assert row["status"] == evidence.VERIFIED_HERE  # the same environment: counted as this machine's
+    assert row["origin"] == {"bundle": "shard-1-of-2.json", "commit": data["git_commit"],
+                             "created": data["created"], "in_history": commit == "HEAD"}
+    said = f"合并自 shard-1-of-2.json（其提交 {data['git_commit']}，{history}）"
+    assert said in fences.claim_fence("tiny.stride", "claim", "claim", {}, None)
+    assert said in fences.ledger_fence("", "ledger", "ledger", {}, None)
+
+
+def test_a_record_the_runner_made_has_no_origin(tmp_path):
+    root = tiny_project(tmp_path / "p")
+    settings = Settings.for_root(root, {"VERIFY_CACHE_DIR": str(cold_cache(tmp_path / "cache"))})
+    path, _ = record.record(settings, jobs=1)
+    assert all("origin" not in r for r in json.loads(path.read_text())["claims"].values())
+
+
+def test_stale_records_of_a_bundle_are_named_not_dropped_silently(project, tmp_path, recorded_run):
+    _merge(project, tmp_path, recorded_run, "fresh.json")
+    old = json.loads(json.dumps(recorded_run))
+    for rec in old["claims"].values():
+        rec["snippet_hash"] = "0" * 16  # made from a snippet that has changed since
+    report = _merge(project, tmp_path, old, "old-run.json")
+    assert sorted((c, d, Path(n).name) for c, d, n in report.dropped) == sorted(
+        (cid, old["device_key"], "old-run.json") for cid in old["claims"])
+    stored = json.loads(next((project / "evidence").glob("*.json")).read_text())
+    assert {r["origin"]["bundle"] for r in stored["claims"].values()} == {"fresh.json"}
+
+    proc = start_verify(project, cold_cache(tmp_path / "cli-cache"), "merge", str(tmp_path / "old-run.json"))
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0, out
+    assert f"stale 2 record(s) of {tmp_path / 'old-run.json'} on {old['device_key']}" in " ".join(out.split())

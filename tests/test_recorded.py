@@ -60,3 +60,13 @@ def test_record_keeps_claims_it_did_not_run(tmp_path):
     path.write_text(json.dumps(data))
     path, _ = record.record(settings(root), jobs=1)
     assert "old.claim" in json.loads(path.read_text())["claims"]
+
+
+def test_a_snippet_with_a_syntax_error_shows_the_error_not_an_unknown_claim(tmp_path, monkeypatch):
+    root = tiny_project(tmp_path, snippet=GOOD_SNIPPET.replace("def _(ctx):\n    return {", "def _(ctx:\n    return {", 1))
+    monkeypatch.setattr(settings_mod, "_site", settings(root))
+    monkeypatch.setattr(session, "RECHECK_S", 0.0)
+    html = fences.claim_fence("tiny.stride", "claim", "claim", {}, None)
+    assert "snippet 无法载入" in html and "snippets/tiny/basic.py" in html and "syntax error at line" in html
+    assert "未知论断" not in html
+    assert "未知论断" in fences.claim_fence("tiny.nowhere", "claim", "claim", {}, None)  # named by no file at all

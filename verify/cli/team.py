@@ -97,6 +97,13 @@ def merge(bundle_files: BundlesArg, root: RootOpt = None) -> None:
         console.print(f"read {name}: {count} record(s) of {dev}", highlight=False)
     for cid, name in report.unknown:
         console.print(f"[yellow]left out[/] {cid} (from {name}): no snippet declares it now", highlight=False)
+    dropped: dict[tuple[str, str], list[str]] = {}
+    for cid, dev, name in report.dropped:
+        dropped.setdefault((name, dev), []).append(cid)
+    for (name, dev), cids in sorted(dropped.items()):
+        console.print(f"[yellow]stale[/] {len(cids)} record(s) of {name} on {dev}, made from an older snippet, not "
+                      f"merged (a current record is kept): {', '.join(sorted(cids)[:5])}{' …' if len(cids) > 5 else ''}",
+                      highlight=False, soft_wrap=True)
     for cid, dev, loser in report.replaced:
         console.print(f"[yellow]twice[/] {cid} on {dev}: kept the current record (of two current ones, the failure), not the one of {loser}",
                       highlight=False)

@@ -79,7 +79,8 @@ def rejudge(spec: ClaimSpec, record: Evidence) -> Evidence:
         etype, _, emsg = str(record.observed["exception"]).partition(": ")
         record = replace(record, exception=ExceptionInfo(etype, emsg))
     outcome, message = judge(spec, record.as_result())
-    return make(spec, record.snippet_hash, outcome, message, record.provenance, record.as_result())
+    judged = make(spec, record.snippet_hash, outcome, message, record.provenance, record.as_result())
+    return replace(judged, origin=record.origin)
 
 
 def is_current(reg: Registry, record: Evidence) -> bool:

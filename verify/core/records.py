@@ -126,6 +126,38 @@ class Provenance:
 
 
 @dataclass(frozen=True)
+class Origin:
+    """Where a record of ``evidence/`` came from when ``verify merge`` took it from a bundle.
+
+    A record the runner made here has none. ``commit`` is what the bundle says it ran at, checked
+    against this checkout's history only when shown (the bundle may come from a fork).
+    """
+
+    bundle: str  # the bundle's file name as given to verify merge
+    commit: str | None = None
+    created: str | None = None  # when the bundle was written, by its own clock
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Any) -> Origin | None:
+        if data is None:
+            return None
+        if not isinstance(data, dict) or not isinstance(data.get("bundle"), str):
+            raise ValueError("origin: expected an object with a 'bundle' name")
+        text = {k: data.get(k) for k in ("commit", "created")}
+        for name, value in text.items():
+            if value is not None and not isinstance(value, str):
+                raise ValueError(f"origin.{name}: {value!r} is not text")
+        return cls(data["bundle"][:MAX_NAME], (text["commit"] or None) and text["commit"][:MAX_NAME],
+                   (text["created"] or None) and text["created"][:40])
+
+
+MAX_NAME = 200  # characters of a bundle's name or commit kept in an origin
+
+
+@dataclass(frozen=True)
 class Evidence:
     """One claim's evidence: the claim as declared, the verdict, the observations, the provenance."""
 
@@ -146,6 +178,7 @@ class Evidence:
     duration_s: float | None = None
     provenance: Provenance = field(default_factory=Provenance)
     exception: ExceptionInfo | None = None  # what the claim raised, kept so the verdict can be judged again
+    origin: Origin | None = None  # the bundle verify merge took it from; None: made by this checkout's runner
 
     @property
     def bad(self) -> bool:
@@ -154,7 +187,9 @@ class Evidence:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data.update(outcome=self.outcome.value, needs=list(self.needs), provenance=self.provenance.to_json(),
-                    format=FORMAT)
+                    origin=self.origin.to_json() if self.origin else None, format=FORMAT)
+        if self.origin is None:
+            del data["origin"]
         return data
 
     @classmethod
@@ -178,6 +213,7 @@ class Evidence:
             duration_s=data.get("duration_s"),
             provenance=Provenance.from_json(data.get("provenance")),
             exception=ExceptionInfo.from_json(data.get("exception")),
+            origin=Origin.from_json(data.get("origin")),
         )
 
     def as_result(self) -> WorkerResult:

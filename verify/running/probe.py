@@ -7,6 +7,7 @@ device nodes, the CPU model). A warm site rebuild therefore never imports torch.
 
 from __future__ import annotations
 
+import functools
 import glob
 import hashlib
 import importlib.metadata
@@ -157,6 +158,27 @@ def git_commit(root: Path) -> str:
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
                            capture_output=True, text=True, timeout=10).stdout.strip()
     return out.stdout.strip() + ("-dirty" if dirty else "")
+
+
+@functools.cache
+def in_history(root: Path, commit: str) -> bool | None:
+    """Whether ``commit`` (as a record names it, ``-dirty`` allowed) is an ancestor of this checkout's HEAD.
+
+    ``None`` when it cannot be told (no git, no checkout, a commit text that is not a hex name).
+    """
+    name = commit.removesuffix("-dirty")
+    if not re.fullmatch(r"[0-9a-f]{7,40}", name):
+        return False if name and name != "unknown" else None
+    def git(*args: str) -> int | None:
+        try:
+            return subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=10).returncode
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+
+    known = git("rev-parse", "--verify", "--quiet", f"{name}^{{commit}}")
+    if known != 0:
+        return False if known == 1 else None  # 1: no such commit here; else no git or no checkout
+    return git("merge-base", "--is-ancestor", name, "HEAD") == 0
 
 
 def now() -> str:

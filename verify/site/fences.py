@@ -58,8 +58,19 @@ def _rounded(value: Any) -> Any:
     return value
 
 
-def _where(record: Evidence | None) -> str:
-    return engine.where(record) if record else ""
+def _origin_text(origin: dict[str, Any] | None) -> str:
+    """``合并自 <bundle>（其提交 …，在/不在本仓库历史中）`` of a merged record; "" for one run by this checkout."""
+    if origin is None:
+        return ""
+    return TEXT["origin"].format(origin["bundle"], origin["commit"] or TEXT["origin_no_commit"],
+                                 TEXT["origin_history"][origin["in_history"]])
+
+
+def _where(record: Evidence | None, sess: session.Session) -> str:
+    if record is None:
+        return ""
+    merged = _origin_text(sess.origin(record))
+    return engine.where(record) + (f" · {merged}" if merged else "")
 
 
 def _values_rows(spec_expected: dict[str, Any], record: Evidence | None) -> list[tuple[str, str, str]]:
@@ -78,7 +89,7 @@ def _values_rows(spec_expected: dict[str, Any], record: Evidence | None) -> list
     return rows
 
 
-def _provenance(record: Evidence | None) -> list[tuple[str, str]] | None:
+def _provenance(record: Evidence | None, sess: session.Session) -> list[tuple[str, str]] | None:
     """(label, value) pairs of a record's provenance; None without a record (no paragraph at all)."""
     if not record:
         return None
@@ -87,7 +98,8 @@ def _provenance(record: Evidence | None) -> list[tuple[str, str]] | None:
               (names["python"], prov.python), (names["os"], prov.os), (names["threads"], prov.threads),
               (names["commit"], prov.git_commit), (names["date"], prov.date),
               (names["hash"], record.snippet_hash),
-              (names["duration"], fmt_time(record.duration_s) if record.duration_s else None)]
+              (names["duration"], fmt_time(record.duration_s) if record.duration_s else None),
+              (names["origin"], _origin_text(sess.origin(record)))]
     return [(k, str(v)) for k, v in fields if v not in (None, "")]
 
 
@@ -114,26 +126,45 @@ def statement_html(cid: str, statement: str, sess: session.Session) -> Markup:
     return Markup("".join(parts))
 
 
+def _broken_snippet_naming(cid: str, reg: Any) -> Any:
+    """The registry's problem with a snippet file that cannot be loaded and names ``cid`` in its text."""
+    quoted = re.compile(rf"""["']{re.escape(cid)}["']""")
+    for problem in reg.problems:
+        if problem.claim != "-" or not problem.snippet:
+            continue
+        try:
+            text = (reg.root / problem.snippet).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if quoted.search(text):
+            return problem
+    return None
+
+
 def _claim_html(cid: str, sess: session.Session) -> str:
     reg = sess.outcome.registry
     spec = reg.claims.get(cid)
     if spec is None:
+        broken = _broken_snippet_naming(cid, reg)
+        if broken is not None:  # declared in a file that cannot be read now: say why, not "unknown"
+            return render("fence_error.html", label=TEXT["broken_snippet"], code=cid,
+                          message=f"{broken.snippet}：{broken.message}")
         return render("fence_error.html", label=TEXT["unknown_claim"], code=cid,
                       message="没有任何 snippet 声明这个 id。")
     record = sess.outcome.local.get(cid)
     status = sess.outcome.status(cid)
-    badges = [(status, _where(record) if status in (evidence.VERIFIED_HERE, evidence.FAILED) else "")]
+    badges = [(status, _where(record, sess) if status in (evidence.VERIFIED_HERE, evidence.FAILED) else "")]
     remote = []
     for dev, st in sess.remote_statuses(cid).items():
         other = sess.outcome.remote[dev][cid]
-        badges.append((st, _where(other)))
+        badges.append((st, _where(other, sess)))
         remote.append({"name": other.provenance.device_name or dev,
-                       "rows": _values_rows(spec.expected_summary(), other), "provenance": _provenance(other)})
+                       "rows": _values_rows(spec.expected_summary(), other), "provenance": _provenance(other, sess)})
     code = function_source(reg.root / spec.snippet, spec.line)
     return render(
         "claim.html", cid=cid, statement=statement_html(cid, spec.statement, sess), badges=badges, open=status == evidence.FAILED,
         message=record.message if record and record.outcome is not Outcome.PASS else None,
-        rows=_values_rows(spec.expected_summary(), record), provenance=_provenance(record), remote=remote,
+        rows=_values_rows(spec.expected_summary(), record), provenance=_provenance(record, sess), remote=remote,
         snippet=spec.snippet, line=spec.line,
         # Highlighted HTML, unpacked from its text/html script by evidence.js: thousands of spans per
         # page would cost every HTML consumer at build time (the search indexer walks them even where
@@ -237,13 +268,15 @@ def _ledger_html(sess: session.Session) -> str:
         observed = fmt_value(r["observed"]) if r["observed"] else (r["message"] or "")
         here = None
         if r["date"] and r["status"] != evidence.NEEDS_CUDA:
-            here = {"device": r["device"] or "", "torch": r["torch"] or "", "date": _short_date(r["date"])}
+            here = {"device": r["device"] or "", "torch": r["torch"] or "", "date": _short_date(r["date"]),
+                    "origin": _origin_text(r["origin"])}
         body.append({
             "status": r["status"], "question": r["question"], "id": r["id"], "hash": r["snippet_hash"][:8],
             "statement": r["statement"], "here": here, "observed": observed[:240],
             "link": f"../{r['page'][:-3]}/#claim-{r['id']}" if r["page"] else "#",
             "elsewhere": [{"status": e["status"], "device": e["device"] or e["device_key"],
-                           "torch": e["torch"] or "?", "date": _short_date(e["date"])} for e in r["elsewhere"]],
+                           "torch": e["torch"] or "?", "date": _short_date(e["date"]),
+                           "origin": _origin_text(e["origin"])} for e in r["elsewhere"]],
         })
     pages = []
     for rel in sorted(p for p in sess.prose if p.startswith(checks.QUESTIONS)):

@@ -29,7 +29,8 @@ def fingerprint(record: Evidence | None) -> Any:
     if record.outcome is Outcome.SKIPPED:  # made afresh by every verification (its date is now): not evidence
         return [record.outcome.value, record.message, record.snippet_hash, record.statement]
     return {**record.__dict__, "provenance": record.provenance.__dict__, "outcome": record.outcome.value,
-            "exception": record.exception.__dict__ if record.exception else None}
+            "exception": record.exception.__dict__ if record.exception else None,
+            "origin": record.origin.__dict__ if record.origin else None}
 
 
 def _digest(parts: Any) -> str:
@@ -43,7 +44,8 @@ def claim_key(sess: Session, cid: str) -> str:
         out = sess.outcome
         spec = out.registry.claims[cid]
         remote = {dev: fingerprint(r) for dev, recs in sorted(out.remote.items()) if (r := recs.get(cid))}
-        keys[cid] = _digest([cid, spec.statement, out.status(cid), fingerprint(out.local.get(cid)), remote,
+        origins = [sess.origin(out.local.get(cid)), [sess.origin(recs.get(cid)) for _, recs in sorted(out.remote.items())]]
+        keys[cid] = _digest([cid, spec.statement, out.status(cid), fingerprint(out.local.get(cid)), remote, origins,
                              sess.remote_statuses(cid), function_source(out.registry.root / spec.snippet, spec.line),
                              spec.snippet, spec.line])
     return keys[cid]

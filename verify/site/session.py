@@ -22,7 +22,8 @@ from verify.core import prose as prose_mod
 from verify.core.errors import Failure, summary
 
 from verify.core.prose import Prose
-from verify.running import engine
+from verify.core.records import Evidence
+from verify.running import engine, probe
 from verify.settings import Settings
 from verify.storage.fs import Stamp, stamp, tree_stamp
 
@@ -85,6 +86,17 @@ class Session:
         pages = self.pages.get(claim_id)
         return pages[0] if pages else None
 
+    def origin(self, record: Evidence | None) -> dict[str, Any] | None:
+        """Where a merged record came from: its bundle, the commit that bundle names, and whether that
+        commit is in this checkout's history (``None``: it cannot be told here); ``None`` for a record
+        this checkout's runner made."""
+        if record is None or record.origin is None:
+            return None
+        commit = record.origin.commit
+        history = probe.in_history(self.root, commit) if commit else None
+        return {"bundle": record.origin.bundle, "commit": commit, "created": record.origin.created,
+                "in_history": history}
+
     def remote_statuses(self, claim_id: str) -> dict[str, str]:
         spec = self.outcome.registry.claims[claim_id]
         current = self.outcome.registry.key(spec.id)
@@ -103,7 +115,7 @@ class Session:
                 elsewhere.append({"device_key": dev, "status": st, "device": other.provenance.device_name,
                                   "torch": other.provenance.torch, "date": other.provenance.date,
                                   "snippet_hash": other.snippet_hash, "observed": other.observed,
-                                  "message": other.message})
+                                  "message": other.message, "origin": self.origin(other)})
             rows.append({
                 "id": cid, "question": spec.question, "statement": self.outcome.sentence(cid),
                 "statement_source": spec.statement, "kind": spec.kind,
@@ -113,7 +125,8 @@ class Session:
                 "observed": record.observed if record else None, "device": prov.device_name if prov else None,
                 "torch": prov.torch if prov else None, "torch_build": prov.torch_build if prov else None,
                 "snippet_hash": self.outcome.registry.key(spec.id), "date": prov.date if prov else None,
-                "duration_s": record.duration_s if record else None, "elsewhere": elsewhere,
+                "duration_s": record.duration_s if record else None, "origin": self.origin(record),
+                "elsewhere": elsewhere,
             })
         return rows
 

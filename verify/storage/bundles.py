@@ -15,13 +15,13 @@ changes nothing, and a device key can only name a file directly under ``evidence
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from verify.core import evidence
 from verify.core.errors import ClaimError
-from verify.core.records import Evidence
+from verify.core.records import Evidence, Origin
 from verify.core.registry import Registry
 from verify.settings import Settings
 from verify.storage import recorded, scan
@@ -59,7 +59,12 @@ class Report:
     stale: list[tuple[str, str]] = field(default_factory=list)  # (claim, device): made from an older snippet
     unknown: list[tuple[str, str]] = field(default_factory=list)  # (claim, bundle): no snippet declares it
     replaced: list[tuple[str, str, str]] = field(default_factory=list)  # (claim, device, the bundle that lost)
+    dropped: list[tuple[str, str, str]] = field(default_factory=list)  # (claim, device, bundle): stale, a current one kept
     missing: list[str] = field(default_factory=list)  # declared claims no device file holds a record of
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _rank(reg: Registry, record: Evidence, order: int) -> tuple[bool, bool, int]:
@@ -91,16 +96,19 @@ def merge(settings: Settings, paths: list[Path]) -> Report:
         if dev not in machines or created >= machines[dev][0]:
             machines[dev] = (created, bundle.machine)
         slot = chosen.setdefault(dev, {})
+        origin = Origin(bundle.path.name, _text(bundle.extra.get("git_commit")), created or None)
         for cid, record in bundle.claims.items():
             if cid not in reg.claims:
                 report.unknown.append((cid, name))
                 continue
-            record = evidence.rejudge_stored(reg, record)
+            record = replace(evidence.rejudge_stored(reg, record), origin=origin)
             old = slot.get(cid)
             if old is None or _rank(reg, record, order) > _rank(reg, old[0], old[1]):
                 if old is not None and old[1] >= 0:
                     report.replaced.append((cid, dev, old[2]))
                 slot[cid] = (record, order, name)
+            elif not evidence.is_current(reg, record) and evidence.is_current(reg, old[0]):
+                report.dropped.append((cid, dev, name))
             elif old[1] >= 0:
                 report.replaced.append((cid, dev, name))
     for dev, slot in sorted(chosen.items()):

@@ -119,6 +119,9 @@ def read(path: Path, rel: str, device_key: str | None = None) -> RecordedFile:
     if data.get("created") is not None:  # a bundle: its records were all made before it was written
         _check_date(data["created"], f"{rel}: created", latest)
         latest = min(latest, datetime.fromisoformat(data["created"]) + timedelta(minutes=1))
+    commit = data.get("git_commit")
+    if commit is not None and (not isinstance(commit, str) or len(commit) > 80):
+        raise ClaimError(f"{rel}: git_commit: {str(commit)[:40]!r} is not a commit (text of at most 80 characters)")
     out = {cid: _check_record(rel, str(cid), record, key, latest) for cid, record in data["claims"].items()}
     extra = {k: v for k, v in data.items() if k not in ("format", "device_key", "machine", "claims")}
     return RecordedFile(path, key, dict(data.get("machine") or {}), out, extra)
