@@ -16,7 +16,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup system-deps verify bench site serve test test-fast record-gpu clean
+.PHONY: setup system-deps verify bench site serve test test-fast record-gpu gpu-dry-run clean
 
 $(BIN)/verify: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -57,11 +57,19 @@ test: setup system-deps
 test-fast: setup
 	$(BIN)/python -m pytest -m "not bench and not browser and not slow" -q
 
-# On a GPU machine (no network needed once the environment exists): run every claim there and
-# write evidence/<device>.json and benchmarks/<device>.json to commit.
+# A GPU loan in one call: preflight, the CUDA claims, the GPU benchmarks, each under the plan's
+# deadline; files to bring back under GPU_OUT. Needs only torch, pytest and pytest-benchmark.
+GPU_OUT ?= .cache/gpu-loan
+GPU_BUDGET ?= 360
 record-gpu:
-	$(PYTHON) -m verify.running.record
-	$(PYTHON) -m verify.cli bench run --force
+	$(PYTHON) -m verify.running.loan --out $(GPU_OUT) --budget $(GPU_BUDGET)
+
+# The loan rehearsed here, without a GPU: every CUDA claim's code run on the CPU, the keys it
+# returns and the torch names it uses checked, and the loan's plan with its time estimate.
+# DRY_PYTHON=... rehearses under another interpreter (an older torch, say) with the checkout on its path.
+DRY_PYTHON ?= $(BIN)/python
+gpu-dry-run: setup
+	PYTHONPATH=$(CURDIR) $(DRY_PYTHON) -m verify.running.gpuplan
 
 clean:
 	rm -rf site .cache

@@ -18,6 +18,7 @@ import logging
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +35,11 @@ def device_key(settings: Settings) -> str:
 
 
 def run(settings: Settings, *, force: bool = False, files: list[str] | None = None, threads: int | None = None,
-        out: Path | None = None, echo: Any = print) -> tuple[Path, int, list[str]]:
+        out: Path | None = None, echo: Any = print, deadline: float | None = None) -> tuple[Path, int, list[str]]:
     """Run missing or stale benchmark files (all with ``force``) and merge them into storage.
+
+    ``files`` picks files by name or glob, run in the order given. After ``deadline``
+    (``time.monotonic()``) no file starts, and one still running is stopped with nothing stored.
 
     Returns:
         The result file, pytest's exit status (0 when nothing needed running) and the files run.
@@ -46,7 +50,8 @@ def run(settings: Settings, *, force: bool = False, files: list[str] | None = No
     state = freshness(settings, old)
     todo = [f for f in state if force or state[f] != "current"]
     if files:
-        todo = [f for f in todo if any(fnmatch.fnmatchcase(f, p) or Path(f).name == p for p in files)]
+        todo = [f for p in files for f in todo if fnmatch.fnmatchcase(f, p) or Path(f).name == p]
+        todo = list(dict.fromkeys(todo))
     if not todo:
         return path, 0, []
     # The suite picks CUDA when present, unless VERIFY_DEVICE (in the settings' environment) says otherwise.
@@ -54,13 +59,25 @@ def run(settings: Settings, *, force: bool = False, files: list[str] | None = No
     # One pytest process per file: a file's results are marked current only when all of it
     # passed, and every file measures the limits in its own run, next to its benchmarks.
     worst = 0
+    ran: list[str] = []
     for f in todo:
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            echo(f"not run (the deadline came): {f}")
+            worst = worst or 1
+            continue
+        ran.append(f)
         with tempfile.TemporaryDirectory(prefix="bench-", dir=settings.tmp_dir) as tmp:
             raw = Path(tmp) / "out.json"
             cmd = [sys.executable, "-m", "pytest", "-m", "bench", "-p", "no:cacheprovider", "-q",
                    "--benchmark-json", str(raw), "--benchmark-columns=median,iqr,rounds", f]
             echo(f"running {f}")
-            rc = subprocess.run(cmd, cwd=settings.root, env=env).returncode
+            try:
+                rc = subprocess.run(cmd, cwd=settings.root, env=env, timeout=left).returncode
+            except subprocess.TimeoutExpired:
+                echo(f"stopped at the deadline, nothing stored: {f}")
+                worst = worst or 1
+                continue
             new = load(raw)
         if new is None or not new.get("benchmarks"):
             worst = worst or rc or 1
@@ -70,7 +87,7 @@ def run(settings: Settings, *, force: bool = False, files: list[str] | None = No
             worst = worst or rc
         old = merge(old, new)
         atomic_write_json(path, old)
-    return path, worst, todo
+    return path, worst, ran
 
 
 def ensure(settings: Settings) -> None:

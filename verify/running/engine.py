@@ -40,6 +40,8 @@ class Verification:
     seconds: float = 0.0
     #: wall seconds of each snippet file whose every runnable claim ran this time (worker start-up included)
     file_seconds: dict[str, float] = field(default_factory=dict)
+    #: claims that were to run but got no record: the run's deadline came first
+    left: list[str] = field(default_factory=list)
     _sentences: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     def status(self, claim_id: str) -> str:
@@ -143,6 +145,7 @@ def verify(
     run: bool = True,
     live: bool = False,
     progress: Progress | None = None,
+    deadline: float | None = None,
 ) -> Verification:
     """Evidence for every selected claim; failures collected, never raised one by one.
 
@@ -150,6 +153,9 @@ def verify(
     (``run=False``: the site job of a sharded run) takes what ``verify merge`` recorded under
     ``evidence/`` for this very environment, as it is: a pass, a failure, or stale. Running
     always wins over a record, so a build that may run claims shows what ran on it.
+
+    ``deadline`` (``time.monotonic()``): no claim starts after it and running ones stop; those
+    are listed in ``left`` with no record (``verify.running.record`` on a GPU loan).
 
     ``live`` (``verify serve`` and the builds of its server): this machine's own runs only. A claim
     whose current code last failed here keeps that failure (shown as 失败, not run again until its
@@ -228,7 +234,7 @@ def verify(
             if swept:
                 log.info("verify: removed %d scratch folder(s) a killed run left behind", swept)
             watch = guard.Guard(settings)
-            runner.run_many(to_run, make_env, jobs=jobs, on_done=done)
+            runner.run_many(to_run, make_env, jobs=jobs, on_done=done, deadline=deadline)
             tampered, changed = watch.check()
         if tampered:
             problems.append(Failure("-", settings.cache_dir.as_posix(), "a claim changed the project cache while claims "
@@ -247,6 +253,8 @@ def verify(
             if declared and record.bad and record.snippet_hash == reg.key(cid):
                 failures.append(Failure(cid, f"evidence/{dev}.json", f"recorded on {record.provenance.device_name or dev}: "
                                         f"{record.outcome}: {record.message}", snippet=declared.snippet))
-    ran = [s.id for specs in to_run.values() for s in specs]
-    whole = {f: round(t, 2) for f, t in file_seconds.items() if len(to_run[f]) == runnable[f]}
-    return Verification(settings, reg, info, local, remote, failures, ran, time.monotonic() - start, whole)
+    ran = [s.id for specs in to_run.values() for s in specs if s.id in local]
+    left = sorted(s.id for specs in to_run.values() for s in specs if s.id not in local)  # cut by the deadline
+    whole = {f: round(t, 2) for f, t in file_seconds.items()
+             if len(to_run[f]) == runnable[f] and all(s.id in local for s in to_run[f])}
+    return Verification(settings, reg, info, local, remote, failures, ran, time.monotonic() - start, whole, left)

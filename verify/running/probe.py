@@ -148,6 +148,11 @@ def device_key(info: dict[str, Any]) -> str:
 
 
 def git_commit(root: Path) -> str:
+    """The checkout's commit (``-dirty`` with local changes); ``VERIFY_GIT_COMMIT`` names it where the
+    tree travelled without its ``.git`` (a lent GPU machine gets a copy of the working tree)."""
+    named = os.environ.get("VERIFY_GIT_COMMIT", "").strip()
+    if named:
+        return named
     try:
         out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True,
                              text=True, timeout=10)

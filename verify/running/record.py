@@ -4,28 +4,80 @@ Meant for a GPU machine that has torch (2.11 or later) and nothing else of the p
 dependencies: it needs only the standard library and torch, and no network::
 
     python -m verify.running.record              # every claim
-    python -m verify.running.record --only-cuda  # only the claims that need CUDA
+    python -m verify.running.record --only-cuda  # only the claims that need CUDA (a GPU loan)
 
-It exits non-zero when any claim failed, after writing what it recorded.
+Each claim's record is written as soon as it exists, so a run cut short keeps what it did.
+It carries on past failures and names them at the end; ``--deadline S`` starts no claim after S
+seconds and stops the ones still running (they get no record, and are listed). It exits non-zero
+when a claim failed or the deadline left claims unrun, after writing what it recorded.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+from verify.core.records import Evidence
+from verify.core.registry import ClaimSpec
 from verify.running import engine
 from verify.settings import Settings
 from verify.storage import bundles, recorded
 
 
-def record(settings: Settings, only_cuda: bool = False, jobs: int | None = None) -> tuple[Path, engine.Verification]:
+class Writer:
+    """Implements :class:`verify.running.engine.Progress`: each finished claim is written at once."""
+
+    def __init__(self, settings: Settings, probe: dict, also: Path | None = None,
+                 echo: Callable[[str], None] = print):
+        self.settings, self.probe, self.also, self.echo = settings, probe, also, echo
+        self.records: dict[str, Evidence] = {}
+        self.path = settings.evidence_dir / f"{probe['device_key']}.json"
+
+    def start(self, specs: list[ClaimSpec]) -> None:
+        self.echo(f"recording {len(specs)} claim(s) on {self.probe['device_name']} into {self.path.name}")
+
+    def waiting(self, message: str) -> None:
+        self.echo(message)
+
+    def done(self, claim_id: str, record: Evidence) -> None:
+        self.records[claim_id] = record
+        self.path = recorded.write(self.settings, self.probe["device_key"], self.records,
+                                   bundles.machine_of(self.probe))
+        if self.also is not None:  # a copy where the loan's files come back from, kept current
+            self.also.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(self.path, self.also / self.path.name)
+        self.echo(f"  {record.outcome.value:7} {claim_id} ({record.duration_s or 0:.1f} s)"
+                  + (f": {record.message[:200]}" if record.bad else ""))
+
+
+def record(settings: Settings, only_cuda: bool = False, jobs: int | None = None, deadline: float | None = None,
+           also: Path | None = None, echo: Callable[[str], None] = print) -> tuple[Path, engine.Verification]:
+    from verify.running.probe import probe  # noqa: PLC0415
+
     select = (lambda spec: "cuda" in spec.needs) if only_cuda else None
-    out = engine.verify(settings, select=select, jobs=jobs, force=True)
+    writer = Writer(settings, probe(settings), also, echo)
+    out = engine.verify(settings, select=select, jobs=jobs, force=True, progress=writer, deadline=deadline)
+    # the skipped ones (a need not met) were never run, so the writer has not seen them
     path = recorded.write(settings, out.probe["device_key"], out.local, bundles.machine_of(out.probe))
+    if also is not None:
+        also.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, also / path.name)
     return path, out
+
+
+def summary(path: Path, out: engine.Verification, seconds: float) -> str:
+    counts: dict[str, int] = {}
+    for rec in out.local.values():
+        counts[rec.outcome.value] = counts.get(rec.outcome.value, 0) + 1
+    text = (f"wrote {path}: {len(out.local)} claims on {out.probe['device_name']} (torch {out.probe['torch']}) "
+            f"in {seconds:.0f}s: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+    if out.left:
+        text += f"; not run before the deadline: {len(out.left)} ({', '.join(out.left)})"
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,18 +86,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="the checkout (default: the nearest mkdocs.yml upwards from here)")
     parser.add_argument("--only-cuda", action="store_true", help="record only the claims that need CUDA")
     parser.add_argument("--jobs", type=int, default=None, help="parallel workers for ordinary claims")
+    parser.add_argument("--deadline", type=float, default=None, help="seconds after which no claim runs")
     args = parser.parse_args(argv)
     start = time.monotonic()
     settings = Settings.for_root(args.root) if args.root else Settings.discover()
-    path, out = record(settings, args.only_cuda, args.jobs)
-    counts: dict[str, int] = {}
-    for rec in out.local.values():
-        counts[rec.outcome.value] = counts.get(rec.outcome.value, 0) + 1
-    print(f"wrote {path}: {len(out.local)} claims on {out.probe['device_name']} (torch {out.probe['torch']}) "
-          f"in {time.monotonic() - start:.0f}s: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+    deadline = start + args.deadline if args.deadline else None
+    path, out = record(settings, args.only_cuda, args.jobs, deadline)
+    print(summary(path, out, time.monotonic() - start))
     for failure in out.failures:
         print("  - " + failure.line(), file=sys.stderr)
-    return 1 if out.failures else 0
+    return 1 if out.failures or out.left else 0
 
 
 if __name__ == "__main__":

@@ -53,6 +53,11 @@ class WorkerEnv:
     def cache_dir(self) -> Path:
         return self.settings.cache_dir
 
+    @property
+    def memory(self) -> int:
+        """The worker's data-segment limit: none on a GPU, where the CUDA driver maps memory of its own."""
+        return 0 if self.device == "cuda" else self.settings.worker_memory
+
     def environ(self) -> dict[str, str]:
         cache = self.settings.cache_dir
         self.settings.tmp_dir.mkdir(parents=True, exist_ok=True)
@@ -121,8 +126,14 @@ def run_file(
     specs: list[ClaimSpec],
     wenv: WorkerEnv,
     default_timeout: float = DEFAULT_TIMEOUT,
+    deadline: float | None = None,
 ) -> dict[str, WorkerResult]:
-    """Run the given claims of one snippet file; always returns a record for each of them."""
+    """Run the given claims of one snippet file; a record for each of them.
+
+    ``deadline`` (a ``time.monotonic()`` value): at that moment the worker is stopped, and the
+    claim it was running and the ones after it get no record at all: they did not fail, they
+    were not run.
+    """
     timeouts = {s.id: float(s.timeout or default_timeout) for s in specs}
     pending = [s.id for s in specs]
     results: dict[str, WorkerResult] = {}
@@ -137,7 +148,7 @@ def run_file(
             cmd = [sys.executable, "-m", "verify.running.worker", "--snippet", str(wenv.root / snippet),
                    "--claims", ",".join(pending), "--device", wenv.device,
                    "--results", str(results_path), "--workdir", str(workdir),
-                   "--memory", str(wenv.settings.worker_memory), "--parent", str(os.getpid())]
+                   "--memory", str(wenv.memory), "--parent", str(os.getpid())]
             workdir.mkdir(parents=True, exist_ok=True)
             with log_path.open("wb") as log:
                 # Its own session (so its whole process group can be killed) and its own working
@@ -145,9 +156,11 @@ def run_file(
                 proc = subprocess.Popen(cmd, cwd=workdir, env=wenv.environ(), stdout=log, stderr=log,
                                         stdin=subprocess.DEVNULL, start_new_session=True)
             try:
-                progress = _watch(proc, results_path, timeouts, results)
+                progress = _watch(proc, results_path, timeouts, results, deadline)
             finally:
                 _kill(proc)  # children a claim left running go with the worker's process group
+            if progress["deadline"]:
+                break
             current = progress["current"]
             if progress["import_error"]:
                 err = progress["import_error"]
@@ -181,8 +194,9 @@ def run_file(
 
 
 def _watch(proc: subprocess.Popen[bytes], results_path: Path, timeouts: dict[str, float],
-           results: dict[str, WorkerResult]) -> dict[str, Any]:
-    state: dict[str, Any] = {"current": None, "timed_out": False, "import_error": None, "stuck_import": False}
+           results: dict[str, WorkerResult], deadline: float | None = None) -> dict[str, Any]:
+    state: dict[str, Any] = {"current": None, "timed_out": False, "import_error": None, "stuck_import": False,
+                             "deadline": False}
     began = time.monotonic()
     offset = 0
     buffer = ""
@@ -214,6 +228,10 @@ def _watch(proc: subprocess.Popen[bytes], results_path: Path, timeouts: dict[str
             return state
         now = time.monotonic()
         current = state["current"]
+        if deadline is not None and now >= deadline:
+            _kill(proc)
+            state["deadline"] = True
+            return state
         if current is not None and now - began > timeouts[current]:
             _kill(proc)
             state["timed_out"] = True
@@ -232,10 +250,13 @@ def run_many(
     jobs: int,
     default_timeout: float = DEFAULT_TIMEOUT,
     on_done: Callable[[str, dict[str, WorkerResult], float], None] | None = None,
+    deadline: float | None = None,
 ) -> dict[str, WorkerResult]:
     """Run several snippet files: ordinary claims in parallel, then performance claims alone.
 
     ``on_done(snippet, results, seconds)`` follows each batch of a file, with its wall time.
+    After ``deadline`` (``time.monotonic()``) no file starts, and the ones running stop: what
+    did not finish has no result.
     """
     ordinary = {f: [s for s in specs if s.kind != "perf"] for f, specs in groups.items()}
     perf = {f: [s for s in specs if s.kind == "perf"] for f, specs in groups.items()}
@@ -245,9 +266,11 @@ def run_many(
 
     def one(item: tuple[str, list[ClaimSpec]], threads: int | None, measuring: bool = False) -> None:
         snippet, specs = item
+        if deadline is not None and time.monotonic() >= deadline:
+            return
         with quiet.hold(measuring):
             began = time.monotonic()
-            out = run_file(snippet, specs, make_env(threads), default_timeout)
+            out = run_file(snippet, specs, make_env(threads), default_timeout, deadline)
             seconds = time.monotonic() - began
         with lock:
             results.update(out)
