@@ -140,10 +140,20 @@ def _(ctx):
                  "抛出异常（{error_type}: “Tensors must be contiguous”），`contiguous()` 之后同一个调用成功：{contiguous_ok}。",
        expect={"raised": True, "message": {"contains": "Tensors must be contiguous"}, "contiguous_ok": True})
 def _(ctx):
+    import datetime  # noqa: PLC0415
+
     import torch.distributed as dist  # noqa: PLC0415
 
+    # One process, one GPU, no network. NCCL's bootstrap still opens a socket to itself: bind it to
+    # loopback, which every machine has, and skip the InfiniBand probe (no fabric here). The check
+    # that rejects the expanded tensor runs before NCCL is touched (ProcessGroupNCCL::allreduce calls
+    # check_gpu_single_tensor first); only the contiguous call creates the communicator. The group's
+    # timeout (watchdog, store waits) is 60 s rather than 10 minutes, inside this claim's own 120 s.
+    saved = {k: os.environ.get(k) for k in ("NCCL_SOCKET_IFNAME", "NCCL_IB_DISABLE")}
+    os.environ.update(NCCL_SOCKET_IFNAME="lo", NCCL_IB_DISABLE="1")
     torch.cuda.set_device(0)
-    dist.init_process_group("nccl", init_method=f"file://{ctx.path('nccl-store')}", rank=0, world_size=1)
+    dist.init_process_group("nccl", init_method=f"file://{ctx.path('nccl-store')}", rank=0, world_size=1,
+                            timeout=datetime.timedelta(seconds=60))
     try:
         y = torch.ones(1, 3, device="cuda").expand(4, 3)
         try:
@@ -157,4 +167,9 @@ def _(ctx):
         ok = c.tolist() == [[1.0, 1.0, 1.0]] * 4
     finally:
         dist.destroy_process_group()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     return {"raised": raised, "error_type": error_type, "message": message, "contiguous_ok": ok}
