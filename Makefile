@@ -62,7 +62,7 @@ test-fast: setup
 GPU_OUT ?= .cache/gpu-loan
 GPU_BUDGET ?= 360
 record-gpu:
-	$(PYTHON) -m verify.running.loan --out $(GPU_OUT) --budget $(GPU_BUDGET)
+	$(PYTHON) -m verify.loan --out $(GPU_OUT) --budget $(GPU_BUDGET)
 
 # The loan rehearsed here, without a GPU: every CUDA claim's code run on the CPU, the keys it
 # returns and the torch names it uses checked, and the loan's plan with its time estimate.

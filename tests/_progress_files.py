@@ -1,6 +1,6 @@
 """Progress files for the quiz tests: a real browser export, and hostile changes of it.
 
-The terminal (``verify.quiz.transfer.read``) and the browser (``QuizCore.readProgress``) must
+The terminal (``verify.quiz.progress.read``) and the browser (``QuizCore.readProgress``) must
 refuse each hostile file whole with the same words; both suites read these cases.
 """
 

@@ -23,24 +23,24 @@ theme:
 plugins:
   - search
 hooks:
-  - {REPO / "verify" / "site" / "hooks.py"}
+  - {REPO / "verify" / "hooks.py"}
 markdown_extensions:
   - pymdownx.inlinehilite:
       custom_inline:
-        - {{name: v, class: vf-val, format: !!python/name:verify.site.inline.value_inline }}
-        - {{name: in, class: vf-input, format: !!python/name:verify.site.inline.input_inline }}
+        - {{name: v, class: vf-val, format: !!python/name:verify.build.value_inline }}
+        - {{name: in, class: vf-input, format: !!python/name:verify.build.input_inline }}
   - verify.site.cjk
   - pymdownx.superfences:
       custom_fences:
         - name: claim
           class: claim
-          format: !!python/name:verify.site.fences.claim_fence
+          format: !!python/name:verify.build.claim_fence
         - name: evidence
           class: evidence
-          format: !!python/name:verify.site.fences.evidence_fence
+          format: !!python/name:verify.build.evidence_fence
         - name: ledger
           class: ledger
-          format: !!python/name:verify.site.fences.ledger_fence
+          format: !!python/name:verify.build.ledger_fence
 """
 
 GOOD_SNIPPET = '''\

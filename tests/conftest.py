@@ -6,6 +6,15 @@ from typing import Any
 
 import pytest
 
+@pytest.fixture(scope="session", autouse=True)
+def _ledger_producer() -> None:
+    """The site reads the ledger the engine makes, as a build wires them (verify.build)."""
+    from verify.running import engine  # noqa: PLC0415
+    from verify.site import session  # noqa: PLC0415
+
+    session.use(engine.verify)
+
+
 # --- benchmarks: fixtures (bench_device, limits) and pytest-benchmark hooks --------------------
 pytest_plugins = ("verify.bench.plugin",)
 

@@ -19,7 +19,7 @@ import pexpect
 import pytest
 
 from verify.bench.targets import target
-from verify.quiz.samples import write_sample_docs
+from tests._quiz_samples import write_sample_docs
 
 pytestmark = pytest.mark.bench
 ROOT = Path(__file__).resolve().parent.parent

@@ -41,3 +41,30 @@ def test_run_exits_non_zero_with_the_summary_when_a_claim_fails(tmp_path):
     out = _invoke(root, "run")
     assert out.exit_code == 1
     assert "tiny.stride" in out.output and "expected == [9, 9], observed [0, 1]" in out.output
+
+
+CACHED = ("evidence/cpu-x/tiny.stride.json", "evidence/cpu-x/failed/tiny.error.json", "render/site/claim-1.html",
+          "render/code/2.html", "bench_svg/3.svg", "scan.json", "prose.json", "torch_extensions/m/m.so", "run.lock")
+
+
+def test_clear_all_empties_every_cache_but_the_run_lock(tmp_path):
+    root = write(tmp_path, {"snippets/tiny/basic.py": GOOD_SNIPPET})
+    cache = root / ".cache"
+    for rel in CACHED:
+        (cache / rel).parent.mkdir(parents=True, exist_ok=True)
+        (cache / rel).write_text("x")
+    out = _invoke(root, "clear", "--all")
+    assert out.exit_code == 0, out.output
+    assert "removed 9 cached file(s)" in out.output  # the probe that write() seeded, and every file above but the lock
+    assert [p.name for p in cache.iterdir()] == ["run.lock"]
+    assert (root / "snippets/tiny/basic.py").exists()
+    assert _invoke(root, "clear", "--all").exit_code == 0
+
+
+def test_clear_all_takes_no_ids_and_never_empties_a_folder_holding_the_checkout(tmp_path):
+    root = write(tmp_path, {"snippets/tiny/basic.py": GOOD_SNIPPET})
+    out = _invoke(root, "clear", "--all", "--id", "tiny.*")
+    assert out.exit_code == 2 and "takes no --id" in out.output
+    out = runner.invoke(app, ["clear", "--all", "--root", str(root)], env={"VERIFY_CACHE_DIR": str(root.parent)})
+    assert out.exit_code == 2 and "not only caches" in out.output
+    assert (root / "snippets/tiny/basic.py").exists() and (root / ".cache/probe.json").exists()

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from tests._progress_files import BROWSER_EXPORT
 from tests._project import recorded_bundle, tiny_project
-from verify.core.errors import ClaimError
-from verify.quiz import transfer
+from verify.errors import ClaimError
+from verify.quiz import progress
 from verify.quiz.progress import Progress
 from verify.settings import Settings
 from verify.storage import bundles, recorded
@@ -130,14 +130,14 @@ def _import_or_refuse(tmp_path: Path, raw: bytes) -> None:
     try:
         before = store.reviews()
         try:
-            obj = transfer.read(raw)
-        except transfer.NotAProgressFile:
+            obj = progress.read(raw)
+        except progress.NotAProgressFile:
             event("progress refused")
             assert store.reviews() == before
             return
         event("progress imported")
-        transfer.import_into(store, obj, KNOWN)
-        json.dumps(transfer.export(store, KNOWN))  # export never fails on what import stored
+        progress.import_into(store, obj, KNOWN)
+        json.dumps(progress.export(store, KNOWN))  # export never fails on what import stored
     finally:
         store.close()
         (tmp_path / "p.sqlite3").unlink()

@@ -76,7 +76,7 @@ def test_a_benchmark_file_does_not_start_after_the_deadline(tmp_path):
 
 def test_the_loan_stops_after_its_preflight_on_a_machine_without_a_gpu(tmp_path):
     before = sorted(p.name for p in (REPO / "evidence").iterdir())
-    proc = subprocess.run([sys.executable, "-m", "verify.running.loan", "--out", str(tmp_path / "out")], cwd=REPO,
+    proc = subprocess.run([sys.executable, "-m", "verify.loan", "--out", str(tmp_path / "out")], cwd=REPO,
                           env=env_for(REPO), capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["preflight.txt"]
@@ -88,7 +88,7 @@ def test_the_loan_stops_after_its_preflight_on_a_machine_without_a_gpu(tmp_path)
 
 def test_the_loan_imports_nothing_the_gpu_image_lacks():
     """The GPU image has torch, Triton, pytest and pytest-benchmark, not the site's packages."""
-    code = ("import sys; import verify.running.loan, verify.running.record, verify.bench.run, verify.bench.plugin; "
+    code = ("import sys; import verify.loan, verify.running.record, verify.bench.run, verify.bench.plugin; "
             "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True).stdout
     lacking = {"mkdocs", "material", "pymdownx", "pexpect", "playwright", "fsrs", "genanki", "jieba", "zensical",

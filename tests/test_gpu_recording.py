@@ -24,14 +24,14 @@ import pytest
 
 from tests._project import MKDOCS_YML, mkdocs_build, question_page, settings, tiny_project
 from verify import settings as settings_mod
-from verify.bench import fence as bench_fence_mod
+from verify.site import bench_fence as bench_fence_mod
 from verify.bench import store
 from verify.core import binding, evidence
 from verify.core.records import Outcome, Provenance, WorkerResult
-from verify.quiz import publish
 from verify.running import probe
 from verify.settings import Settings
 from verify.site import fences, inline, session
+from verify.site import quiz as site_quiz
 from verify.storage import bundles, recorded, scan
 from verify.storage.fs import atomic_write_json
 
@@ -123,7 +123,7 @@ needs: cuda
 YML = MKDOCS_YML + """\
         - name: bench
           class: bench
-          format: !!python/name:verify.bench.fence.bench_fence
+          format: !!python/name:verify.build.bench_fence
 """
 
 
@@ -326,10 +326,10 @@ def test_the_session_ledger_fence_and_inline_values_read_the_record(built, monke
 def test_the_quiz_bank_of_a_session_has_the_gpu_value(built, monkeypatch):
     root, _ = built
     sess = _session(root, monkeypatch)
-    bank = publish.site_bank(sess.settings, sess.settings.docs_dir, sess.outcome, html=False)
-    assert bank["evidence"][GPU]["sentence"] == SENTENCE
-    assert bank["evidence"][GPU]["where"].startswith(GPU_NAME)
-    assert any(d["claim"] == GPU and d["device"] == GPU_NAME for d in bank["drills"])
+    bank = site_quiz.site_bank(sess.settings, sess.settings.docs_dir, sess.outcome, html=False)
+    assert bank.evidence[GPU].sentence == SENTENCE
+    assert bank.evidence[GPU].where.startswith(GPU_NAME)
+    assert any(d.claim == GPU and d.device == GPU_NAME for d in bank.drills)
 
 
 # --- a failing recording ------------------------------------------------------------------------
@@ -355,8 +355,8 @@ def test_a_record_whose_stored_pass_its_values_contradict_is_a_failure(copy, mon
     assert GPU_NAME in marks[1][1]
     # a failed record's values are not shown as verified anywhere: not in the sentence, not in the quiz
     assert sess.outcome.sentence(GPU) == "在 GPU 上拷贝 64 MiB：pinned 内存用时 —，可分页内存是它的 —；计算能力主版本为 —。"
-    bank = publish.site_bank(sess.settings, sess.settings.docs_dir, sess.outcome, html=False)
-    assert GPU not in bank["evidence"] and all(d["claim"] != GPU for d in bank["drills"])
+    bank = site_quiz.site_bank(sess.settings, sess.settings.docs_dir, sess.outcome, html=False)
+    assert GPU not in bank.evidence and all(d.claim != GPU for d in bank.drills)
 
 
 # --- staleness ----------------------------------------------------------------------------------

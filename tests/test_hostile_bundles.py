@@ -18,7 +18,7 @@ import pytest
 from tests._project import cold_cache, recorded_bundle, start_verify, tiny_project
 from verify import settings as settings_mod
 from verify.core import evidence
-from verify.core.errors import ClaimError
+from verify.errors import ClaimError
 from verify.core.records import MAX_OBSERVED
 from verify.running import record
 from verify.settings import Settings

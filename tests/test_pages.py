@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from verify.core.errors import ClaimError
+from verify.errors import ClaimError
 from verify.core.pages import PageError, parse, parse_text, strip_claims
 from verify.core.prose import shown
 from verify.storage.pages import read_all

@@ -14,17 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from verify.quiz.anki import FIELDS, MODEL, export, note_guid
 from verify.quiz.bank import build_bank
 from verify.quiz.claims import ClaimFacts
-from verify.quiz.samples import write_interview_page, write_sample_docs
+from verify.quiz.deck import FIELDS, MODEL, cloze, export, note_guid, text_html
+from verify.quiz.schema import Bank, Drill
+from tests._quiz_samples import write_interview_page, write_sample_docs
 
-DRILL = {"id": "drill:expand-demo.demo", "claim": "expand-demo.demo", "question": "expand-demo", "anchor": "#claim-expand-demo.demo",
-         "format": "value", "key": "stride", "answer": [0, 1], "accept": ["[0,1]"], "answer_text": "(0, 1)",
-         "code": "def _(ctx):\n    return {\"stride\": x.expand(4, 3).stride()}", "prompt": "运行这段代码，`x.expand(4, 3).stride()` 是什么？",
-         "sentence": "`x.expand(4, 3)` 的 stride 是 (0, 1)。", "device": "AMD EPYC", "torch": "2.13.0", "torch_build": "cpu",
-         "date": "2026-12-01", "snippet": "snippets/samples/demo.py", "line": 7, "here": True}
-FACTS = ClaimFacts(sentences={"expand-demo.demo": "`x.expand(4, 3)` 的 stride 是 (0, 1)，不拷贝。"}, drills=[DRILL],
+DRILL = Drill(id="drill:expand-demo.demo", claim="expand-demo.demo", question="expand-demo", anchor="#claim-expand-demo.demo",
+              format="value", key="stride", answer=[0, 1], accept=("[0,1]",), answer_text="(0, 1)",
+              code="def _(ctx):\n    return {\"stride\": x.expand(4, 3).stride()}", prompt="运行这段代码，`x.expand(4, 3).stride()` 是什么？",
+              sentence="`x.expand(4, 3)` 的 stride 是 (0, 1)。", device="AMD EPYC", torch="2.13.0", torch_build="cpu",
+              date="2026-12-01", snippet="snippets/samples/demo.py", line=7, here=True)
+FACTS = ClaimFacts(sentences={"expand-demo.demo": "`x.expand(4, 3)` 的 stride 是 (0, 1)，不拷贝。"}, drills=(DRILL,),
                    where={"expand-demo.demo": "AMD EPYC · torch 2.13.0"})
 PLACEHOLDER = re.compile(r"#!v|#!in|```|\{[a-z_.]+(?::[^}]*)?\}|(?<!—)—(?!—)|…")
 
@@ -42,10 +43,10 @@ def read_apkg(path: Path, tmp: Path) -> dict[str, dict]:
     return out
 
 
-def expected_ids(bank: dict) -> set[str]:
-    ids = {f"kp:{q['id']}:{n}" for q in bank["questions"] for n in range(1, len(q["key_points"]) + 1)}
-    ids |= {f"fu:{q['id']}:{n}" for q in bank["questions"] for n in range(1, len(q["follow_ups"]) + 1)}
-    return ids | {d["id"] for d in bank["drills"]}
+def expected_ids(bank: Bank) -> set[str]:
+    ids = {f"kp:{q.id}:{n}" for q in bank.questions for n in range(1, len(q.key_points) + 1)}
+    ids |= {f"fu:{q.id}:{n}" for q in bank.questions for n in range(1, len(q.follow_ups) + 1)}
+    return ids | {d.id for d in bank.drills}
 
 
 def test_a_note_per_key_point_follow_up_and_drill_with_stable_guids(tmp_path):
@@ -83,6 +84,14 @@ def test_a_note_per_key_point_follow_up_and_drill_with_stable_guids(tmp_path):
     assert {k: v["guid"] for k, v in second.items()} == {k: v["guid"] for k, v in first.items()}
     assert "只改 stride 和元数据" in second["kp:expand-demo:1"]["fields"]["Back"]
     assert "站点地址未知" in second["kp:expand-demo:1"]["fields"]["Link"]  # no relative link that leads nowhere
+
+
+def test_card_html_is_escaped_and_keywords_blanked():
+    assert text_html("a <b> & `x<y>`\nz") == "a &lt;b&gt; &amp; <code>x&lt;y&gt;</code><br>z"
+    assert cloze("expand 的 stride 为 <0>，`stride` 不变", ["stride", "<0>"]) == (
+        'expand 的 <span class="blank">\u3000</span> 为 <span class="blank">\u3000</span>，'
+        '<code><span class="blank">\u3000</span></code> 不变')
+    assert cloze("strides 和 stride", ["stride"]).count("blank") == 1  # a Latin keyword only as a whole word
 
 
 def test_styling_is_safe_in_night_mode():
@@ -132,8 +141,8 @@ def test_the_sites_deck_imports_into_anki_and_a_second_import_only_updates(anki_
     from tests.test_quiz_site import build_sample_site  # noqa: PLC0415
 
     root = build_sample_site(tmp_path / "site")
-    bank = json.loads((root / "site" / "quiz.json").read_text(encoding="utf-8"))
-    assert {d["format"] for d in bank["drills"]} == {"value", "faster", "exception"}
+    bank = Bank.from_json(json.loads((root / "site" / "quiz.json").read_text(encoding="utf-8")))
+    assert {d.format for d in bank.drills} == {"value", "faster", "exception"}
     first = tmp_path / "first.apkg"
     first.write_bytes((root / "site" / "interview-quiz.apkg").read_bytes())
     page = root / "docs" / "questions" / "expand-demo.md"  # edit a follow-up's answer and build again

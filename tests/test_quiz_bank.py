@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from verify.quiz.bank import BankError, build_bank, write_quiz_json
 from verify.quiz.claims import ClaimFacts
-from verify.quiz.samples import page, write_interview_page, write_sample_docs
+from verify.quiz.schema import Bank, ClaimSentence, Drill
+from tests._quiz_samples import page, write_interview_page, write_sample_docs
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -17,21 +19,29 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_bank_from_sample_pages(tmp_path):
     ids = write_sample_docs(tmp_path / "docs")
     bank = build_bank(tmp_path / "docs")
-    assert [q["id"] for q in bank["questions"]] == ids
-    q = {q["id"]: q for q in bank["questions"]}["expand-demo"]
-    assert q["question"] == "expand 和 repeat 的区别"
-    assert q["ordinary_answer"] == "expand 不拷贝，repeat 拷贝。"
-    assert "stride 设为 0" in q["better_answer"]
-    assert "```claim" not in q["better_answer"] and q["claims"] == ["expand-demo.demo"]
-    assert "<strong>stride 设为 0</strong>" in q["better_answer_html"]
-    assert 'class="admonition warning"' in q["better_answer_html"]
-    assert q["key_points"][0]["synonyms"]["不拷贝"] == ["零拷贝", "共享内存"]
-    assert q["follow_ups"][0]["q"].startswith("对 expand")
-    assert q["difficulty"] == 2 and q["tags"] == ["tensor", "memory"]
-    assert q["url"] == "questions/expand-demo/"
-    assert q["evidence_url"].startswith("questions/expand-demo/#")
-    assert q["file"] == "docs/questions/expand-demo.md"
-    assert "memory" in bank["tags"]
+    assert [q.id for q in bank.questions] == ids
+    q = bank.question("expand-demo")
+    assert q.question == "expand 和 repeat 的区别"
+    assert q.ordinary_answer == "expand 不拷贝，repeat 拷贝。"
+    assert "stride 设为 0" in q.better_answer
+    assert "```claim" not in q.better_answer and q.claims == ("expand-demo.demo",)
+    assert q.better_answer_html and "<strong>stride 设为 0</strong>" in q.better_answer_html
+    assert 'class="admonition warning"' in q.better_answer_html
+    assert q.key_points[0].synonyms["不拷贝"] == ("零拷贝", "共享内存")
+    assert q.follow_ups[0].q.startswith("对 expand")
+    assert q.difficulty == 2 and q.tags == ("tensor", "memory")
+    assert q.url == "questions/expand-demo/"
+    assert q.evidence_url.startswith("questions/expand-demo/#")
+    assert q.file == "docs/questions/expand-demo.md"
+    assert "memory" in bank.tags
+
+
+def test_the_bank_reads_back_from_its_json(tmp_path):
+    write_sample_docs(tmp_path / "docs")
+    bank = build_bank(tmp_path / "docs", facts=FACTS, site_url="https://example.org/")
+    assert Bank.from_json(json.loads(json.dumps(bank.to_json()))) == bank
+    text = build_bank(tmp_path / "docs", html=False)
+    assert "better_answer_html" not in text.to_json()["questions"][0]  # only where the answers were rendered
 
 
 def test_write_quiz_json(tmp_path):
@@ -108,8 +118,8 @@ def test_heading_inside_code_fence_is_not_a_section(tmp_path):
     qdir = tmp_path / "docs" / "questions"
     qdir.mkdir(parents=True)
     (qdir / "bad-page.md").write_text(text, encoding="utf-8")
-    q = build_bank(tmp_path / "docs")["questions"][0]
-    assert "## 证据" in q["better_answer"]
+    q = build_bank(tmp_path / "docs").questions[0]
+    assert "## 证据" in q.better_answer
 
 
 def test_real_pages_pass_validation():
@@ -117,9 +127,9 @@ def test_real_pages_pass_validation():
     if not pages:
         pytest.skip("no question pages yet")
     bank = build_bank(ROOT / "docs")
-    assert {q["id"] for q in bank["questions"]} == {p.stem for p in pages}
-    for q in bank["questions"]:
-        assert q["claims"], f"{q['file']}: the better answer shows no claim"
+    assert {q.id for q in bank.questions} == {p.stem for p in pages}
+    for q in bank.questions:
+        assert q.claims, f"{q.file}: the better answer shows no claim"
 
 
 def test_contradicts_topic_and_site_address_reach_the_bank(tmp_path):
@@ -128,29 +138,30 @@ def test_contradicts_topic_and_site_address_reach_the_bank(tmp_path):
     path.write_text(path.read_text(encoding="utf-8").replace("difficulty: 2", "difficulty: 2\ntopic: pytorch-internals"),
                     encoding="utf-8")
     bank = build_bank(tmp_path / "docs", site_url="https://example.org/")
-    q = bank["questions"][0]
-    assert q["topic"] == "pytorch-internals" and bank["topics"] == ["pytorch-internals"]
-    assert q["key_points"][0]["contradicts"][0] == "expand 会拷贝"
-    assert q["page_url"] == "https://example.org/questions/repeat-vs-expand/"
+    q = bank.questions[0]
+    assert q.topic == "pytorch-internals" and bank.topics == ("pytorch-internals",)
+    assert q.key_points[0].contradicts[0] == "expand 会拷贝"
+    assert q.page_url == "https://example.org/questions/repeat-vs-expand/"
     # the ordinary answer's instruction to click the site's markers is not for the quiz
-    assert q["ordinary_answer"] == "expand 不拷贝数据，repeat 拷贝数据。"
+    assert q.ordinary_answer == "expand 不拷贝数据，repeat 拷贝数据。"
+
+
+DRILL = Drill(id="drill:expand-demo.demo", claim="expand-demo.demo", question="expand-demo", anchor="#claim-x",
+              format="value", answer=[0, 1], accept=("[0,1]",))
+FACTS = ClaimFacts(sentences={"expand-demo.demo": "stride 是 (0, 1)。"},
+                   drills=(DRILL, replace(DRILL, id="drill:other.x", claim="other.x", question="no-such-page")),
+                   where={"expand-demo.demo": "AMD EPYC · torch 2.13.0"})
 
 
 def test_drills_of_the_banks_questions_with_their_page(tmp_path):
     write_sample_docs(tmp_path / "docs")
-    drill = {"id": "drill:expand-demo.demo", "claim": "expand-demo.demo", "question": "expand-demo", "anchor": "#claim-x",
-             "format": "value", "answer": [0, 1], "accept": ["[0,1]"]}
-    stray = dict(drill, id="drill:other.x", claim="other.x", question="no-such-page")
-    facts = ClaimFacts(sentences={"expand-demo.demo": "stride 是 (0, 1)。"}, drills=[drill, stray],
-                       where={"expand-demo.demo": "AMD EPYC · torch 2.13.0"})
-    bank = build_bank(tmp_path / "docs", facts=facts, site_url="https://example.org/")
-    assert [d["id"] for d in bank["drills"]] == ["drill:expand-demo.demo"]
-    d = bank["drills"][0]
-    assert d["title"] == "expand 和 repeat 的区别" and d["url"] == "questions/expand-demo/#claim-x"
-    assert d["page_url"] == "https://example.org/questions/expand-demo/#claim-x"
-    assert bank["evidence"] == {"expand-demo.demo": {"sentence": "stride 是 (0, 1)。", "where": "AMD EPYC · torch 2.13.0"}}
-    q = {q["id"]: q for q in bank["questions"]}["expand-demo"]
-    assert "stride 是 (0, 1)。" in q["better_answer"]
+    bank = build_bank(tmp_path / "docs", facts=FACTS, site_url="https://example.org/")
+    assert [d.id for d in bank.drills] == ["drill:expand-demo.demo"]
+    d = bank.drills[0]
+    assert d.title == "expand 和 repeat 的区别" and d.url == "questions/expand-demo/#claim-x"
+    assert d.page_url == "https://example.org/questions/expand-demo/#claim-x"
+    assert bank.evidence == {"expand-demo.demo": ClaimSentence("stride 是 (0, 1)。", "AMD EPYC · torch 2.13.0")}
+    assert "stride 是 (0, 1)。" in bank.question("expand-demo").better_answer
 
 
 def _own_answer_contradictions(docs: Path) -> list[str]:
@@ -158,9 +169,9 @@ def _own_answer_contradictions(docs: Path) -> list[str]:
     from verify.quiz.scoring import score  # noqa: PLC0415
 
     found = []
-    for q in build_bank(docs, html=False)["questions"]:
-        text = q["better_answer"] + "\n" + "\n".join(f["a"] for f in q["follow_ups"])
-        found += [f"{q['file']}: {p.contradicted}" for p in score(text, q["key_points"]).points if p.contradicted]
+    for q in build_bank(docs, html=False).questions:
+        text = q.better_answer + "\n" + "\n".join(f.a for f in q.follow_ups)
+        found += [f"{q.file}: {p.contradicted}" for p in score(text, q.key_points).points if p.contradicted]
     return found
 
 

@@ -17,10 +17,11 @@ import yaml
 from tests._progress_files import BROWSER_EXPORT, HOSTILE
 from tests._browser import ARTIFACTS, CHROMIUM, serve, browser as launch_browser
 from tests.test_quiz_site import build_sample_site
-from verify.quiz import samples
-from verify.quiz.scoring import score
+from tests import _quiz_samples as samples
+from tests._quiz_samples import score
 
 pytestmark = pytest.mark.browser
+
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from verify.core.registry import ClaimSpec
-from verify.quiz import drillcheck, drills
+from verify.quiz import drills
+from verify.quiz.schema import Drill
 
 
 def spec(statement: str, expect: dict, kind: str = "fact", raises=None) -> ClaimSpec:
@@ -27,10 +28,10 @@ def test_value_drill_asks_for_the_exactly_expected_value_and_shows_only_the_body
     observed = {"stride": [0, 1], "shape": [4, 3], "same_ptr": True, "ptr": 94_000_000_000, "timing": {"median_s": 1e-6},
                 "fraction": 0.25, "message": "x" * 300}
     d = drills.make(spec("`x.expand(4, 3)` 的 stride 是 {stride}。", {"stride": [0, 1], "shape": [4, 3]}), CODE, observed)
-    assert d["format"] == "value" and d["key"] == "stride"  # shape is spelled out in the code: nothing to predict
-    assert d["answer"] == [0, 1] and d["answer_text"] == "(0, 1)" and d["expr"] == "y.stride()"
-    assert d["code"].startswith("def _(ctx):") and "@claim" not in d["code"] and "expect=" not in d["code"]
-    assert "# the comment" not in d["code"]
+    assert d.format == "value" and d.key == "stride"  # shape is spelled out in the code: nothing to predict
+    assert d.answer == [0, 1] and d.answer_text == "(0, 1)" and d.expr == "y.stride()"
+    assert d.code.startswith("def _(ctx):") and "@claim" not in d.code and "expect=" not in d.code
+    assert "# the comment" not in d.code
     assert "`y.stride()`" in drills.prompt(d, "AMD EPYC")
 
 
@@ -50,9 +51,9 @@ def test_error_drill_asks_for_the_exception_type():
     d = drills.make(spec("报错。", {}, kind="error", raises=("RuntimeError", "view size")),
                     "def _(ctx):\n    torch.ones(3, 4).t().view(12)\n",
                     {"exception": "RuntimeError: view size is not compatible with input tensor's size and stride"})
-    assert d["format"] == "exception" and d["answer"] == "RuntimeError" and d["answer_text"].startswith("RuntimeError: view size")
-    assert drillcheck.check(d, "RuntimeError") and drillcheck.check(d, " runtimeerror: 随便写的消息")
-    assert not drillcheck.check(d, "ValueError") and not drillcheck.check(d, "不报错")
+    assert d.format == "exception" and d.answer == "RuntimeError" and d.answer_text.startswith("RuntimeError: view size")
+    assert drills.check(d, "RuntimeError") and drills.check(d, " runtimeerror: 随便写的消息")
+    assert not drills.check(d, "ValueError") and not drills.check(d, "不报错")
 
 
 PERF = '''def _(ctx):
@@ -64,25 +65,25 @@ PERF = '''def _(ctx):
 def test_perf_drill_asks_which_is_faster_and_by_about_how_much():
     d = drills.make(spec("快 {speedup:x}，{kernels} 个 kernel。", {"speedup": {">=": 1.5}, "kernels": 1}, kind="perf"),
                     PERF, {"speedup": 8.1, "kernels": 1})
-    assert d["format"] == "faster" and d["options"] == ["eager", "compiled"] and d["faster"] == "compiled"
-    assert d["answer"] == 8.1 and d["factor"] == 8.1 and not d["same"]
-    assert drillcheck.check(d, {"faster": "compiled", "factor": "8"})
-    assert drillcheck.check(d, {"faster": "compiled", "factor": "约 5 倍"})  # within a factor of 2
-    assert not drillcheck.check(d, {"faster": "compiled", "factor": "2"})
-    assert not drillcheck.check(d, {"faster": "eager", "factor": "8"})
-    assert not drillcheck.check(d, {"faster": "same", "factor": None})
+    assert d.format == "faster" and d.options == ("eager", "compiled") and d.faster == "compiled"
+    assert d.answer == 8.1 and d.factor == 8.1 and not d.same
+    assert drills.check(d, {"faster": "compiled", "factor": "8"})
+    assert drills.check(d, {"faster": "compiled", "factor": "约 5 倍"})  # within a factor of 2
+    assert not drills.check(d, {"faster": "compiled", "factor": "2"})
+    assert not drills.check(d, {"faster": "eager", "factor": "8"})
+    assert not drills.check(d, {"faster": "same", "factor": None})
 
 
 def test_perf_drill_of_two_equal_variants_takes_about_the_same():
     d = drills.make(spec("{speedup:x}", {"speedup": {"<": 1.3}}, kind="perf"), PERF, {"speedup": 0.97, "kernels": 1})
-    assert d["faster"] == "eager" and d["same"] and d["answer_text"].startswith("两者差不多")
-    assert drillcheck.check(d, {"faster": "same"}) and drillcheck.check(d, {"faster": "eager", "factor": "1.1"})
+    assert d.faster == "eager" and d.same and d.answer_text.startswith("两者差不多")
+    assert drills.check(d, {"faster": "same"}) and drills.check(d, {"faster": "eager", "factor": "1.1"})
 
 
 def test_a_ratio_of_speedups_is_not_read_as_a_ratio_of_times():
     code = 'def _(ctx):\n    return {"r": speedup["workers"] / speedup["pool"], "n": len(pids)}\n'
     d = drills.make(spec("{r:x}，{n} 个进程", {"r": {">=": 0.6}, "n": 2}, kind="perf"), code, {"r": 0.85, "n": 2})
-    assert d is not None and d["format"] == "value" and d["key"] == "n"
+    assert d is not None and d.format == "value" and d.key == "n"
 
 
 @pytest.mark.parametrize("value, answers, wrong", [
@@ -98,8 +99,8 @@ def test_a_ratio_of_speedups_is_not_read_as_a_ratio_of_times():
     ("DeprecationWarning", ["deprecationwarning", "'DeprecationWarning'"], ["UserWarning"]),
 ])
 def test_answers_are_compared_exactly_after_normalising_how_they_are_written(value, answers, wrong):
-    drill = {"format": "value", "accept": drillcheck.accepted(value)}
+    drill = Drill(format="value", answer=value, accept=tuple(drills.accepted(value)))
     for a in answers:
-        assert drillcheck.check(drill, a), a
+        assert drills.check(drill, a), a
     for a in wrong:
-        assert not drillcheck.check(drill, a), a
+        assert not drills.check(drill, a), a

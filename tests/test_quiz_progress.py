@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from verify.quiz import progress
 from verify.quiz.progress import Progress, card_id, data_dir
 
 
@@ -76,21 +77,19 @@ from tests._progress_files import BROWSER_EXPORT, HOSTILE  # noqa: E402
 
 
 def test_a_browser_export_imports_and_unknown_ids_are_skipped(tmp_path):
-    from verify.quiz import transfer  # noqa: PLC0415
-
-    assert transfer.validate(BROWSER_EXPORT) is None
+    assert progress.validate(BROWSER_EXPORT) is None
     store = Progress.open(tmp_path / "p.sqlite3").store
-    done = transfer.import_into(store, BROWSER_EXPORT, {"expand-demo", "compile-demo"})
+    done = progress.import_into(store, BROWSER_EXPORT, {"expand-demo", "compile-demo"})
     assert (done.cards, done.reviews, done.unknown) == (1, 1, ["<img src=x onerror=alert(1)>"])
     card = store.card("expand-demo")
     assert card.stability == 2.3065 and card.step == 1 and card.due == datetime(2026, 1, 1, 0, 10, tzinfo=timezone.utc)
     assert store.reviews() == [{"id": "expand-demo", "rating": 3, "at": "2026-01-01T00:00:00.000Z", "coverage": 0.5,
                                 "seconds": 31}]
-    again = transfer.import_into(store, BROWSER_EXPORT, {"expand-demo"})
+    again = progress.import_into(store, BROWSER_EXPORT, {"expand-demo"})
     assert (again.cards, again.reviews, again.kept) == (0, 0, 1)  # nothing twice
     # and back: the terminal's export is a file the browser reads, with the same card and review
-    out = transfer.export(store)
-    assert transfer.validate(out) is None
+    out = progress.export(store)
+    assert progress.validate(out) is None
     assert out["cards"]["expand-demo"]["stability"] == 2.3065 and out["cards"]["expand-demo"]["due"] == "2026-01-01T00:10:00.000Z"
     assert out["log"] == [BROWSER_EXPORT["log"][0]]
     store.close()
@@ -105,11 +104,9 @@ def test_a_browser_export_imports_and_unknown_ids_are_skipped(tmp_path):
 def test_a_bad_file_is_refused_naming_what_is_wrong(mutate, why):
     import copy  # noqa: PLC0415
 
-    from verify.quiz import transfer  # noqa: PLC0415
-
     bad = copy.deepcopy(BROWSER_EXPORT)
     mutate(bad)
-    assert why in transfer.validate(bad)
+    assert why in progress.validate(bad)
 
 
 # --- hostile progress files: refused whole, nothing already recorded changes -----------------------
@@ -125,29 +122,25 @@ def test_a_bad_file_is_refused_naming_what_is_wrong(mutate, why):
 def test_out_of_range_dates_and_non_numbers_are_refused(mutate, why):
     import copy  # noqa: PLC0415
 
-    from verify.quiz import transfer  # noqa: PLC0415
-
     bad = copy.deepcopy(BROWSER_EXPORT)
     mutate(bad)
-    assert why in transfer.validate(bad)
+    assert why in progress.validate(bad)
 
 
 def _import(tmp_path, text: str, db):
     from typer.testing import CliRunner  # noqa: PLC0415
 
-    from verify.quiz.commands import quiz_app  # noqa: PLC0415
-    from verify.quiz.samples import write_sample_docs  # noqa: PLC0415
+    from verify.cli.quiz import quiz_app  # noqa: PLC0415
+    from tests._quiz_samples import write_sample_docs  # noqa: PLC0415
 
     write_sample_docs(tmp_path / "docs")
     (tmp_path / "in.json").write_text(text, encoding="utf-8")
     return CliRunner().invoke(quiz_app, ["import", str(tmp_path / "in.json"), "--db", str(db),
-                                         "--docs", str(tmp_path / "docs")])
+                                         "--root", str(tmp_path)])
 
 
 def test_a_key_given_twice_or_a_file_too_large_is_refused_and_nothing_changes(tmp_path):
     import json  # noqa: PLC0415
-
-    from verify.quiz import transfer  # noqa: PLC0415
 
     db = tmp_path / "p.sqlite3"
     store = Progress.open(db).store
@@ -157,7 +150,7 @@ def test_a_key_given_twice_or_a_file_too_large_is_refused_and_nothing_changes(tm
     twice = json.dumps(BROWSER_EXPORT).replace('"version": 1', '"version": 1, "version": 1', 1)
     result = _import(tmp_path, twice, db)
     assert result.exit_code == 2 and "'version'" in result.output and "现有进度未改动" in result.output
-    huge = json.dumps(BROWSER_EXPORT) + " " * (transfer.MAX_BYTES + 1)
+    huge = json.dumps(BROWSER_EXPORT) + " " * (progress.MAX_BYTES + 1)
     result = _import(tmp_path, huge, db)
     assert result.exit_code == 2 and "最多" in result.output
     store = Progress.open(db).store
@@ -168,14 +161,12 @@ def test_a_key_given_twice_or_a_file_too_large_is_refused_and_nothing_changes(tm
 def test_an_import_is_one_transaction_and_deduplicates_in_one_pass(tmp_path, monkeypatch):
     import copy  # noqa: PLC0415
 
-    from verify.quiz import transfer  # noqa: PLC0415
-
     store = Progress.open(tmp_path / "p.sqlite3").store
     big = copy.deepcopy(BROWSER_EXPORT)
     big["log"] = [{"id": "expand-demo", "rating": 3, "at": f"2026-01-01T00:{m // 60:02d}:{m % 60:02d}.000Z"}
                   for m in range(3000)] * 2  # every review twice
-    assert transfer.validate(big) is None
-    done = transfer.import_into(store, big, {"expand-demo"})
+    assert progress.validate(big) is None
+    done = progress.import_into(store, big, {"expand-demo"})
     assert done.reviews == 3000 and len(store.reviews()) == 3000
 
     # a failure half way leaves the store as it was: cards and reviews together or not at all
@@ -209,7 +200,7 @@ def test_an_import_is_one_transaction_and_deduplicates_in_one_pass(tmp_path, mon
     card_before = store.card("expand-demo")
     monkeypatch.setattr(store, "conn", Flaky(store.conn))
     with pytest.raises(RuntimeError, match="disk full"):
-        transfer.import_into(store, again, {"expand-demo"})
+        progress.import_into(store, again, {"expand-demo"})
     monkeypatch.undo()
     assert len(store.reviews()) == 3000 and store.card("expand-demo") == card_before
     store.close()
@@ -218,11 +209,10 @@ def test_an_import_is_one_transaction_and_deduplicates_in_one_pass(tmp_path, mon
 @pytest.mark.parametrize("text, why", [(t, w) for _, t, w in HOSTILE], ids=[n for n, _, _ in HOSTILE])
 def test_the_terminal_refuses_each_hostile_file_as_the_browser_does(text, why):
     """The same cases and words as test_quiz_browser.py::test_the_browser_refuses_each_hostile_file."""
-    from verify.quiz import transfer  # noqa: PLC0415
 
-    with pytest.raises(transfer.NotAProgressFile, match=re.escape(why)):
-        transfer.read(text.encode())
-    with pytest.raises(transfer.NotAProgressFile, match="进度文件最多"):
-        transfer.read(b" " * (transfer.MAX_BYTES + 1))
-    with pytest.raises(transfer.NotAProgressFile, match="不是 UTF-8"):
-        transfer.read(b'{"version": 1\xff}')
+    with pytest.raises(progress.NotAProgressFile, match=re.escape(why)):
+        progress.read(text.encode())
+    with pytest.raises(progress.NotAProgressFile, match="进度文件最多"):
+        progress.read(b" " * (progress.MAX_BYTES + 1))
+    with pytest.raises(progress.NotAProgressFile, match="不是 UTF-8"):
+        progress.read(b'{"version": 1\xff}')

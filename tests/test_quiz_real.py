@@ -20,7 +20,8 @@ import pexpect
 import pytest
 
 from tests._project import REPO_SETTINGS as SETTINGS
-from verify.quiz.cards import cards_of
+from verify.quiz.deck import cards_of
+from verify.quiz.schema import Bank
 
 pytestmark = pytest.mark.slow
 ROOT = SETTINGS.root
@@ -89,7 +90,7 @@ def test_no_placeholder_in_any_answer_or_card(bank, ledger, site):
         for field in ("ordinary_answer", "better_answer", "ordinary_answer_html", "better_answer_html"):
             _no_placeholder(q[field], f"{q['id']}.{field}", unobserved)
         assert "点开" not in q["ordinary_answer"] + q["better_answer"], q["id"]  # the quiz has no markers to click
-    cards = list(cards_of(bank))
+    cards = list(cards_of(Bank.from_json(bank)))
     assert len(cards) == sum(len(q["key_points"]) + len(q["follow_ups"]) for q in bank["questions"]) + len(bank["drills"])
     for card in cards:
         _no_placeholder(card.front_html + card.back_html, card.id, unobserved)

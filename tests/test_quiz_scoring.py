@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from verify.quiz.scoring import score
+from tests._quiz_samples import score
 
 KP = [
     {"point": "expand 只改 stride，不拷贝", "keywords": ["stride", "不拷贝"],
@@ -24,6 +24,7 @@ CASES = [
     ("o (1) 的开销", {"stride": None, "不拷贝": None, "共享": None, "O(1)": "O(1)"}),
     ("", {"stride": None, "不拷贝": None, "共享": None, "O(1)": None}),
 ]
+
 
 
 @pytest.mark.parametrize("answer, expected", CASES)
@@ -59,7 +60,7 @@ def test_longest_match_wins():
 
 import yaml  # noqa: E402
 
-from verify.quiz import samples  # noqa: E402
+from tests import _quiz_samples as samples  # noqa: E402
 
 REPEAT_EXPAND = yaml.safe_load(samples.REPEAT_EXPAND_KEY_POINTS)
 

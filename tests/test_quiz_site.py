@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from tests._project import MKDOCS_YML, mkdocs_build, write
-from verify.quiz.samples import write_interview_page, write_sample_docs, write_sample_snippets
+from tests._quiz_samples import write_interview_page, write_sample_docs, write_sample_snippets
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parent.parent
-QUIZ_FENCE = "        - {name: quizbank, class: quizbank, format: !!python/name:verify.quiz.fence.quizbank_fence }\n"
-SITE_YML = (MKDOCS_YML.replace("          format: !!python/name:verify.site.fences.ledger_fence\n",
-                               "          format: !!python/name:verify.site.fences.ledger_fence\n" + QUIZ_FENCE)
+QUIZ_FENCE = "        - {name: quizbank, class: quizbank, format: !!python/name:verify.build.quizbank_fence }\n"
+SITE_YML = (MKDOCS_YML.replace("          format: !!python/name:verify.build.ledger_fence\n",
+                               "          format: !!python/name:verify.build.ledger_fence\n" + QUIZ_FENCE)
             + "  - admonition\n  - attr_list\n  - md_in_html\n  - toc: {permalink: true}\n")
 
 
@@ -67,3 +67,27 @@ def test_the_deck_is_built_and_linked_from_the_quiz_page(site):
     assert link and (site / "site" / "quiz" / link.group(1)).resolve() == deck.resolve()
     inlined = json.loads(re.search(r'<script type="application/json" id="quiz-bank">(.*?)</script>', html, re.S).group(1))
     assert inlined == json.loads((site / "site" / "quiz.json").read_text(encoding="utf-8"))
+
+
+# quiz.json as the browser quiz (docs/assets/quiz/*.js) reads it, for the sample site. Written from
+# ``steady(bank)`` when the shape was last meant to change; a change to the shape changes the JS too.
+GOLDEN = Path(__file__).with_name("quiz-sample-site.json")
+_SPEEDUP = re.compile(r"快 \d+(?:\.\d+)? 倍")
+
+
+def steady(bank: dict) -> dict:
+    """``bank`` without what differs between runs and machines: where and when a claim ran, measured speed-ups."""
+    bank = json.loads(json.dumps(bank))
+    for d in bank["drills"]:
+        d["prompt"] = d["prompt"].replace(d["device"], "…")
+        d.update(date="…", device="…", torch="…", torch_build="…")
+        if d["format"] == "faster":
+            d.update(answer="…", factor="…", answer_text="…", faster="…", same="…")
+    for ev in bank["evidence"].values():
+        ev["where"] = "…"
+    return json.loads(_SPEEDUP.sub("快 … 倍", json.dumps(bank, ensure_ascii=False)))
+
+
+def test_quiz_json_keeps_the_shape_the_browser_reads(site):
+    bank = json.loads((site / "site" / "quiz.json").read_text(encoding="utf-8"))
+    assert steady(bank) == json.loads(GOLDEN.read_text(encoding="utf-8"))

@@ -13,8 +13,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from verify.quiz import samples
-from verify.quiz.samples import write_interview_page, write_sample_docs
+from tests import _quiz_samples as samples
+from tests._quiz_samples import write_interview_page, write_sample_docs
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("torch", "numpy", "jieba", "markdown", "markdown_it", "genanki")

@@ -11,7 +11,7 @@ from verify import settings as settings_mod
 from verify.core import evidence
 from verify.running import record
 from verify.site import fences, session
-from verify.core.errors import ClaimError
+from verify.errors import ClaimError
 
 
 def _as_other_machine(root, key: str = "cuda-test-gpu") -> None:

@@ -143,3 +143,19 @@ def test_needs_are_checked_against_the_machine(monkeypatch):
     assert engine.unmet_need(_spec(needs=("glibc", "g++")), cpu) is None
     assert "needs a torch built with MKL" in engine.unmet_need(_spec(needs=("mkl",)), cpu)
     assert engine.unmet_need(_spec(needs=("mkl",)), dict(cpu, mkl=True)) is None
+
+
+def test_a_command_makes_the_registry_once_while_its_sources_are_unchanged(tmp_path, monkeypatch):
+    made: list[int] = []
+    load = registry.load
+    monkeypatch.setattr(registry, "load", lambda facts, *a: made.append(1) or load(facts, *a))
+    root = write(tmp_path, {"snippets/q/m.py": _TWO})
+    first = scan.load_registry(settings(root))
+    assert scan.load_registry(settings(root)) is first and len(made) == 1  # filters, progress, engine: one registry
+    (root / "snippets/q/m.py").write_text(_TWO.replace("N = 3", "N = 4"))  # the same size, edited
+    edited = scan.load_registry(settings(root))
+    assert edited is not first and edited.keys["m.a"] != first.keys["m.a"] and len(made) == 2
+    (root / "snippets/q/n.py").write_text(_TWO.replace('"m.', '"n.'))  # a new snippet file
+    assert set(scan.load_registry(settings(root)).claims) == {"m.a", "m.b", "n.a", "n.b"} and len(made) == 3
+    (root / "snippets/q/n.py").unlink()
+    assert set(scan.load_registry(settings(root)).claims) == {"m.a", "m.b"}

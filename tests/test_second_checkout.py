@@ -24,7 +24,7 @@ import pytest
 
 from tests._project import MKDOCS_YML as TINY_YML
 from tests._project import REPO, env_for, settings, write
-from verify.quiz.samples import page
+from tests._quiz_samples import page
 
 pytestmark = pytest.mark.slow
 
@@ -37,10 +37,10 @@ MAIN_ONLY = "repeat-vs-expand"  # a question of this checkout, not of the second
 MKDOCS_YML = TINY_YML.replace("site_name: tiny", "site_name: second\nstrict: true") + """\
         - name: quizbank
           class: quizbank
-          format: !!python/name:verify.quiz.fence.quizbank_fence
+          format: !!python/name:verify.build.quizbank_fence
         - name: bench
           class: bench
-          format: !!python/name:verify.bench.fence.bench_fence
+          format: !!python/name:verify.build.bench_fence
 """
 
 SNIPPET = f'''\

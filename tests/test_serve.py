@@ -27,7 +27,8 @@ from tests._browser import CHROMIUM
 from tests._browser import browser as launch_browser
 from tests._project import env_for, question_page, settings, tiny_project
 from verify import settings as settings_mod
-from verify.site import hooks, session
+from verify import hooks
+from verify.site import session
 
 SNIPPET = '''\
 from verify.claim import claim

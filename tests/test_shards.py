@@ -15,7 +15,7 @@ import pytest
 
 from tests._project import MKDOCS_YML, cold_cache, question_page, settings, start_verify, write
 from verify.core import evidence
-from verify.core.errors import ClaimError
+from verify.errors import ClaimError
 from verify.running import shards
 from verify.settings import Settings
 from verify.site import session

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -78,3 +79,28 @@ def test_a_broken_recorded_evidence_file_fails_the_build_naming_it(tmp_path):
     assert out.returncode != 0
     assert "evidence/cuda-x.json: not a recorded-evidence file" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_a_warm_build_runs_and_renders_nothing_and_prunes_what_it_did_not_use(tmp_path):
+    root = tiny_project(tmp_path)
+    assert mkdocs_build(root).returncode == 0
+    cache = root / ".cache"
+
+    def written() -> dict[str, int]:
+        return {p.relative_to(cache).as_posix(): p.stat().st_mtime_ns for folder in ("render", "bench_svg", "evidence")
+                for p in (cache / folder).rglob("*") if p.is_file()}
+
+    first = written()
+    assert any(p.startswith("render/site/claim-") for p in first) and any(p.startswith("render/code/") for p in first)
+    stale = ["render/site/claim-old.html", "render/code/old.html", "render/old-layout.html", "bench_svg/old.svg"]
+    for rel in [*stale, "render/live/claim-of-verify-serve.html"]:
+        (cache / rel).parent.mkdir(parents=True, exist_ok=True)
+        (cache / rel).write_text("<p>old</p>")
+        os.utime(cache / rel, ns=(0, 0))
+    out = mkdocs_build(root)
+    assert out.returncode == 0, out.stderr
+    after = written()
+    assert not any(rel in after for rel in stale)  # what this build did not use is gone
+    assert "render/live/claim-of-verify-serve.html" in after  # the other kind of build's HTML stays
+    del after["render/live/claim-of-verify-serve.html"]
+    assert after == first  # no claim ran (its evidence is as it was), nothing was rendered or written again

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verify.core.errors import ClaimError
+from verify.errors import ClaimError
 
 CONFIG_FILE = "mkdocs.yml"
 
@@ -92,7 +92,6 @@ class Settings:
         live: a build of ``verify serve``'s server: claims run behind it (:mod:`verify.running.live`).
         worker_memory: bytes one claim worker may allocate (its data segment); 0: no limit.
         cuda_visible: ``CUDA_VISIBLE_DEVICES`` as set when the settings were made.
-        data_home: the user's data folder (the terminal quiz's progress lives under it).
         environ: the environment the settings were read from; child processes start from it.
     """
 
@@ -105,7 +104,6 @@ class Settings:
     live: bool = False
     cuda_visible: str = ""
     worker_memory: int = DEFAULT_WORKER_MEMORY
-    data_home: Path = field(default_factory=lambda: Path.home() / ".local" / "share")
     environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -136,7 +134,6 @@ class Settings:
             cuda_visible=env.get("CUDA_VISIBLE_DEVICES", ""),
             worker_memory=parse_size(env.get("VERIFY_WORKER_MEMORY", "") or str(DEFAULT_WORKER_MEMORY),
                                      "VERIFY_WORKER_MEMORY"),
-            data_home=user_data_home(env),
             environ=env,
         )
 
@@ -144,6 +141,11 @@ class Settings:
     def discover(cls, start: Path | None = None, environ: Mapping[str, str] | None = None) -> Settings:
         """Settings for the checkout holding ``start`` (default: the working directory)."""
         return cls.for_root(find_root(start or Path.cwd()), environ)
+
+    @classmethod
+    def for_command(cls, root: Path | None = None) -> Settings:
+        """A command's settings: of its ``--root``, else of the checkout around the working directory."""
+        return cls.for_root(root) if root else cls.discover()
 
     @classmethod
     def for_config(cls, config_file_path: str | Path) -> Settings:
@@ -156,7 +158,13 @@ class Settings:
     evidence_dir = _Under("root", "evidence")  # evidence recorded on other machines, committed
     bench_dir = _Under("root", "benchmarks")  # benchmark results per device, committed
     tmp_dir = _Under("cache_dir", "tmp")
+    render_dir = _Under("cache_dir", "render")  # fence HTML and highlighted code; a build prunes what it did not use
     live_dir = _Under("cache_dir", "live")  # verify serve: the stamp its runs touch, the server watches
+
+    @property
+    def live_stamp(self) -> Path:
+        """Touched by ``verify serve`` each time claims have finished behind the server, which watches it."""
+        return self.live_dir / "stamp"
 
     def child_environ(self, **extra: str) -> dict[str, str]:
         """The environment for a child process of ours: this one's, with ``extra`` on top."""

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from verify.bench.compare import per_call
-from verify.storage.fs import atomic_write_text
+from verify.storage.fs import text_memo
+
+FOLDER = "bench_svg"  # in the project cache; a site build prunes the plots it did not show
 
 
 def label(b: dict[str, Any]) -> str:
@@ -102,9 +104,5 @@ def plot(benches: list[dict[str, Any]], title: str, x: str, mode: str, cache_dir
     payload = json.dumps(spec, sort_keys=True)
     # Drawing costs about a second a plot on a busy machine; the same data gives the same SVG, so
     # a rebuild with unchanged results reads it back instead of importing matplotlib at all.
-    cached = cache_dir / "bench_svg" / (hashlib.sha256(payload.encode()).hexdigest()[:20] + ".svg")
-    if cached.is_file():
-        return _as_img(cached.read_text(encoding="utf-8"), title)
-    svg = _svg(payload)
-    atomic_write_text(cached, svg)
-    return _as_img(svg, title)
+    key = hashlib.sha256(payload.encode()).hexdigest()[:20]
+    return _as_img(text_memo(cache_dir / FOLDER, ".svg").get(key, lambda: _svg(payload)), title)

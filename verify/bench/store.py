@@ -129,7 +129,7 @@ def rekey(settings: Settings, source: Path, commit: str, target: Path) -> tuple[
 
     Returns (files re-keyed, files left as they were).
     """
-    from verify.core.errors import ClaimError  # noqa: PLC0415
+    from verify.errors import ClaimError  # noqa: PLC0415
     from verify.storage import rekey as rk  # noqa: PLC0415
     from verify.storage.scan import ScanCache  # noqa: PLC0415
 

@@ -17,7 +17,7 @@ RootOpt = Annotated[Path | None, typer.Option("--root", help="the checkout (defa
 def settings_for(root: Path | None) -> Settings:
     """The settings of ``--root`` or of the checkout around the working directory; a clear error otherwise."""
     try:
-        return Settings.for_root(root) if root else Settings.discover()
+        return Settings.for_command(root)
     except SettingsError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

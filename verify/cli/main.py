@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from verify.cli.common import RootOpt, selector, settings_for
-from verify.settings import Settings
+from verify.settings import Settings, SettingsError
 
 app = typer.Typer(help="Run the knowledge base's claims, inspect their evidence, practise its questions.",
                   no_args_is_help=True, add_completion=False)
@@ -56,7 +56,7 @@ def run(
     """Run claims (cached ones are reused) and print a verdict for each."""
     from verify.cli import team  # noqa: PLC0415
     from verify.cli.progress import RunProgress  # noqa: PLC0415
-    from verify.core import errors  # noqa: PLC0415
+    from verify import errors  # noqa: PLC0415
     from verify.running import engine  # noqa: PLC0415
     from verify.storage import scan  # noqa: PLC0415
 
@@ -109,38 +109,62 @@ def list_claims(question: Annotated[str | None, typer.Option(help="only this que
 def status(question: Annotated[str | None, typer.Option(help="only this question's claims")] = None,
            root: RootOpt = None) -> None:
     """Show what each claim's evidence says now, without running anything."""
-    from verify.core import evidence  # noqa: PLC0415
-    from verify.site import session  # noqa: PLC0415
+    from verify.core import states  # noqa: PLC0415
+    from verify.running import engine  # noqa: PLC0415
 
     settings = settings_for(root)
     _check_filters(settings, [], question)
-    sess = session.Session(settings, run=False)
+    ledger = engine.verify(settings, run=False)
     table = Table("id", "status here", "elsewhere", "observed / reason")
-    for spec in sorted(sess.outcome.registry.claims.values(), key=lambda s: s.id):
+    for spec in sorted(ledger.registry.claims.values(), key=lambda s: s.id):
         if question and spec.question != question:
             continue
-        record = sess.outcome.local.get(spec.id)
-        here = sess.outcome.status(spec.id)
-        others = ", ".join(f"{dev}: {st}" for dev, st in sess.remote_statuses(spec.id).items()) or "-"
+        record = ledger.local.get(spec.id)
+        here = ledger.status(spec.id)
+        others = ", ".join(f"{dev}: {st}" for dev, st in ledger.remote_statuses(spec.id).items()) or "-"
         detail = record.message if record else "not run yet (verify run)"
-        colour = {evidence.VERIFIED_HERE: "green", evidence.FAILED: "red"}.get(here, "yellow")
+        colour = states.get(here).colour
         table.add_row(spec.id, f"[{colour}]{here}[/]", others, detail[:80])
     console.print(table)
 
 
 @app.command()
 def clear(ids: Annotated[list[str], typer.Option("--id", help="only these claims (globs)")] = [],  # noqa: B006
+          all_caches: Annotated[bool, typer.Option("--all", help="empty the whole cache folder: rendered pages, "
+                                                   "plots, parse, probe and compiler caches too")] = False,
           root: RootOpt = None) -> None:
-    """Delete cached evidence, so the next run executes the claims again."""
+    """Delete cached evidence, so the next run executes the claims again (--all: every cache)."""
     from verify.storage import cache, scan  # noqa: PLC0415
 
     settings = settings_for(root)
+    if all_caches:
+        _clear_all(settings, ids)
+        return
     targets = None
     if ids:
         _check_filters(settings, ids, None)
         targets = [c for c in scan.load_registry(settings).claims if any(fnmatch.fnmatchcase(c, p) for p in ids)]
     removed = cache.clear(settings.cache_dir, targets)
     console.print(f"removed {removed} cached evidence file(s)")
+
+
+def _clear_all(settings: Settings, ids: list[str]) -> None:
+    from verify.running import guard  # noqa: PLC0415
+    from verify.storage import cache  # noqa: PLC0415
+
+    if ids:
+        raise typer.BadParameter("--all empties every cache: it takes no --id", param_hint="--all")
+    try:
+        cache.clearable(settings)
+    except SettingsError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    removed = 0
+    if settings.cache_dir.is_dir():
+        with guard.exclusive(settings, on_wait=console.print):  # not under a running verification; its lock stays
+            removed = cache.clear_all(settings, {guard.LOCK})
+    console.print(f"removed {removed} cached file(s): {settings.cache_dir} holds no cache now",
+                  markup=False, highlight=False)
 
 
 @app.command()
@@ -152,15 +176,13 @@ def record(
     """Run claims here and write them to evidence/<device>.json, to commit for other builds."""
     from verify.running import record as rec  # noqa: PLC0415
 
-    argv = ["--root", str(settings_for(root).root)] + (["--only-cuda"] if only_cuda else []) + (
-        ["--jobs", str(jobs)] if jobs else [])
-    raise typer.Exit(rec.main(argv))
+    raise typer.Exit(rec.run(settings_for(root), only_cuda, jobs or None))
 
 
 from verify.cli import serve as _serve  # noqa: E402  (serve, report)
 from verify.cli import team as _team  # noqa: E402  (merge, shards, durations)
 from verify.cli.bench import bench_app  # noqa: E402  (light: torch is imported only when a benchmark runs)
-from verify.quiz.terminal import quiz_app  # noqa: E402  (light: typer and rich only; `verify quiz anki` exports Anki)
+from verify.cli.quiz import quiz_app  # noqa: E402  (light: typer and rich only; `verify quiz anki` exports Anki)
 
 _team.register(app)
 app.command("serve")(_serve.serve)

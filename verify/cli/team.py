@@ -13,14 +13,14 @@ from rich.console import Console
 from rich.table import Table
 
 from verify.cli.common import RootOpt, selector, settings_for
-from verify.core.errors import ClaimError
+from verify.errors import ClaimError
 from verify.core.registry import ClaimSpec
 from verify.core.units import fmt_eta as fmt_time
 from verify.running import shards
 from verify.settings import Settings
 
 if TYPE_CHECKING:
-    from verify.running.engine import Verification
+    from verify.core.ledger import Ledger
 
 console = Console()
 BundlesArg = Annotated[list[Path], typer.Argument(help="bundle files (verify run --bundle, or evidence/<device>.json)")]
@@ -72,9 +72,10 @@ def shard_selection(settings: Settings, text: str, select: Callable[[ClaimSpec],
     return Part(k, n, plan, lambda spec: select(spec) and spec.snippet in files)
 
 
-def write_bundle(settings: Settings, verification: Verification, part: Part | None, path: Path | None,
+def write_bundle(settings: Settings, verification: Ledger, part: Part | None, path: Path | None,
                  out: Console) -> Path:
-    from verify.running.probe import git_commit, now  # noqa: PLC0415
+    from verify.running.probe import now  # noqa: PLC0415
+    from verify.storage.git import git_commit  # noqa: PLC0415
     from verify.storage import bundles  # noqa: PLC0415
 
     if path is None:

@@ -8,19 +8,20 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from verify.core import matchers
+from verify.core import matchers, states
 from verify.core.records import Evidence, ExceptionInfo, Outcome, Provenance, WorkerResult
 from verify.core.registry import ClaimSpec, Registry
 
-# Statuses shown on the site.
-VERIFIED_HERE = "verified-here"
-VERIFIED_ELSEWHERE = "verified-elsewhere"
-STALE = "stale"
-NEEDS_CUDA = "needs-cuda"
-NOT_RUN = "not-run"
-NOT_APPLICABLE = "not-applicable"  # a declared need this machine lacks (MKL, g++, glibc, more cores)
-FAILED = "failed"
-STATUSES = (VERIFIED_HERE, VERIFIED_ELSEWHERE, STALE, NEEDS_CUDA, NOT_APPLICABLE, NOT_RUN, FAILED)
+# What a reader is told (verify.core.states holds each one's words, tone and meaning).
+from verify.core.states import (  # noqa: F401
+    FAILED,
+    NEEDS_CUDA,
+    NOT_APPLICABLE,  # a declared need this machine lacks (MKL, g++, glibc, more cores)
+    NOT_RUN,
+    STALE,
+    VERIFIED_ELSEWHERE,
+    VERIFIED_HERE,
+)
 
 
 def judge(spec: ClaimSpec, raw: WorkerResult) -> tuple[Outcome, str]:
@@ -103,5 +104,5 @@ def status_of(record: Evidence | None, current_hash: str, local: bool) -> str:
     if record.snippet_hash != current_hash:
         return STALE
     if record.outcome is Outcome.PASS:
-        return VERIFIED_HERE if local else VERIFIED_ELSEWHERE
+        return states.of_pass(record, local)
     return FAILED

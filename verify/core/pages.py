@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from verify.core.errors import ClaimError
+from verify.errors import ClaimError
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt

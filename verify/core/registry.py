@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from verify.claim import KINDS
 from verify.core import measuring
-from verify.core.errors import ClaimError, Failure
+from verify.errors import ClaimError, Failure
 from verify.core.needs import NEEDS
 
 _FIELDS = {"question", "statement", "expect", "raises", "kind", "needs", "min_torch", "timeout"}

@@ -1,11 +1,13 @@
 """The mock-interview quiz: one question bank, scored answers, drills from claims, FSRS, Anki export.
 
-Modules by job: ``schema`` and ``bank`` (pages to a validated bank), ``reference`` (answers away
-from the site), ``claims`` (what the bank takes from a verification), ``drills`` and ``drillcheck``
-(predict-the-output drills and how an answer is checked), ``scoring`` (key points, contradictions),
-``progress`` and ``transfer`` (FSRS cards, the progress file shared with the browser), ``cards`` and
-``anki`` (the deck), ``publish`` and ``fence`` (the site), ``terminal``, ``commands``, ``tui``,
-``liveinput`` and ``loading`` (``verify quiz``), ``samples`` (pages and claims for tests and demos).
+Modules by job: ``schema`` (what a question is: the front matter's schema and the bank's typed
+records), ``bank`` (pages to a validated bank), ``reference`` (answers away from the site),
+``claims`` (what the bank takes from a ledger), ``drills`` (predict-the-output drills and how a
+prediction is checked), ``scoring`` (key points, contradictions), ``progress`` (FSRS cards and the
+progress file shared with the browser), ``deck`` (review cards and the Anki deck, from
+``templates/``), ``tui`` (what the terminal draws and reads) and ``practice`` (a round in the
+terminal). The site's side is `verify/site/quiz.py`; the commands are `verify/cli/quiz.py`.
 
-Nothing here imports torch: the terminal quiz must start at once.
+The quiz reads a :class:`verify.core.ledger.Ledger`; it never runs a claim. Nothing here imports
+torch: the terminal quiz must start at once.
 """

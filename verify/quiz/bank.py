@@ -10,25 +10,34 @@ field.
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from verify.core.errors import ClaimError
+from verify.errors import ClaimError
 from verify.core.pages import PageError
 from verify.core.pages import front_matter as read_front_matter
 from verify.core.pages import parse as read_page
 from verify.quiz.claims import ClaimFacts
 from verify.quiz.reference import clean, plain_text
-from verify.quiz.schema import validate_meta
+from verify.quiz.schema import (
+    BANK_VERSION,
+    Bank,
+    ClaimSentence,
+    Drill,
+    FollowUp,
+    KeyPoint,
+    Question,
+    Source,
+    validate_meta,
+)
 from verify.storage.fs import Memo, atomic_write_json, atomic_write_text, read_json, stamp
 
-__all__ = ["BankError", "ClaimFacts", "build_bank", "outline", "parse_page", "plain_text", "write_quiz_json"]
+__all__ = ["Bank", "BankError", "ClaimFacts", "build_bank", "outline", "parse_page", "plain_text", "write_quiz_json"]
 
-BANK_VERSION = 2
 SECTIONS = ("普通回答", "更好的回答", "考察点", "追问", "证据")
 
 
@@ -63,37 +72,32 @@ def _evidence_anchor(body: str) -> str:
 
 # --- the bank -----------------------------------------------------------------------------
 
-def _meta_entry(meta: dict[str, Any], where: str, site_url: str | None = None) -> dict[str, Any]:
-    """The fields of a bank entry that come from the front matter alone."""
+def _meta_entry(meta: dict[str, Any], where: str, site_url: str | None = None) -> Question:
+    """A question as far as the front matter (validated) tells it: no answers yet."""
     qid = meta["id"]
-    return {
-        "id": qid,
-        "title": meta["title"].strip(),
-        "question": meta["title"].strip(),  # the H1, which must equal the title
-        "topic": meta.get("topic") or "",
-        "key_points": [
-            {"point": kp["point"].strip(), "keywords": [k.strip() for k in kp["keywords"]],
-             "synonyms": {k: [s.strip() for s in v] for k, v in (kp.get("synonyms") or {}).items()},
-             "contradicts": [c.strip() for c in kp.get("contradicts") or []]}
-            for kp in meta["key_points"]
-        ],
-        "follow_ups": [{"q": fu["q"].strip(), "a": fu["a"].strip()} for fu in meta["follow_ups"]],
-        "tags": [t.strip() for t in meta["tags"]],
-        "difficulty": meta["difficulty"],
-        "sources": [{"company": s["company"], "round": s["round"]} for s in meta["sources"]],
-        "url": f"questions/{qid}/",
-        "page_url": f"{site_url}questions/{qid}/" if site_url else None,  # absolute, when the site's address is known
-        "file": where,
-    }
+    return Question(
+        id=qid,
+        title=meta["title"].strip(),
+        question=meta["title"].strip(),  # the H1, which must equal the title
+        topic=meta.get("topic") or "",
+        key_points=tuple(KeyPoint.of(kp) for kp in meta["key_points"]),
+        follow_ups=tuple(FollowUp(fu["q"].strip(), fu["a"].strip()) for fu in meta["follow_ups"]),
+        tags=tuple(t.strip() for t in meta["tags"]),
+        difficulty=meta["difficulty"],
+        sources=tuple(Source(s["company"], s["round"]) for s in meta["sources"]),
+        url=f"questions/{qid}/",
+        page_url=f"{site_url}questions/{qid}/" if site_url else None,
+        file=where,
+    )
 
 
-def outline(docs_dir: Path) -> list[dict[str, Any]]:
+def outline(docs_dir: Path) -> list[Question]:
     """Every question's front-matter fields, validated, without reading the bodies (the terminal's start).
 
     Raises BankError naming each file and field, like :func:`build_bank`.
     """
     docs_dir = Path(docs_dir)
-    entries: list[dict[str, Any]] = []
+    entries: list[Question] = []
     problems: list[str] = []
     for path in sorted((docs_dir / "questions").glob("*.md")):
         where = _where(path, docs_dir)
@@ -122,7 +126,7 @@ def _where(path: Path, docs_dir: Path) -> str:
 
 
 def parse_page(path: Path, docs_dir: Path, *, html: bool = True, sentences: Mapping[str, str] | None = None,
-               facts: ClaimFacts | None = None, site_url: str | None = None) -> tuple[dict[str, Any] | None, list[str]]:
+               facts: ClaimFacts | None = None, site_url: str | None = None) -> tuple[Question | None, list[str]]:
     """One page to one bank entry, or (None, problems)."""
     where = _where(path, docs_dir)
     try:
@@ -157,24 +161,24 @@ def parse_page(path: Path, docs_dir: Path, *, html: bool = True, sentences: Mapp
     def text(section: str, page: str | None, base: str | None) -> tuple[str, list[str]]:
         return clean(sections[section], said, values, page, base)
 
-    better, claim_ids = text("更好的回答", entry["page_url"], site_url)
-    ordinary, _ = text("普通回答", entry["page_url"], site_url)
+    better, claim_ids = text("更好的回答", entry.page_url, site_url)
+    ordinary, _ = text("普通回答", entry.page_url, site_url)
     anchor = _evidence_anchor(body) if html else ""
-    entry.update(question=h1, ordinary_answer=plain_text(ordinary), better_answer=plain_text(better),
-                 evidence_url=entry["url"] + (f"#{anchor}" if anchor else ""), claims=claim_ids)
+    entry = replace(entry, question=h1 or entry.question, ordinary_answer=plain_text(ordinary), better_answer=plain_text(better),
+                    evidence_url=entry.url + (f"#{anchor}" if anchor else ""), claims=tuple(claim_ids))
     if html:  # shown on the quiz page: links relative to it unless the site's address is known
         base = site_url or "../"
-        entry["ordinary_answer_html"] = _html(text("普通回答", f"{base}{entry['url']}", base)[0])
-        entry["better_answer_html"] = _html(text("更好的回答", f"{base}{entry['url']}", base)[0])
+        entry = replace(entry, ordinary_answer_html=_html(text("普通回答", f"{base}{entry.url}", base)[0]),
+                        better_answer_html=_html(text("更好的回答", f"{base}{entry.url}", base)[0]))
     return entry, []
 
 
-_MEMO: Memo[dict[str, Any]] = Memo()
+_MEMO: Memo[Bank] = Memo()
 
 
 def build_bank(docs_dir: Path, *, html: bool = True, cache_dir: Path | None = None,
                sentences: Mapping[str, str] | None = None, facts: ClaimFacts | None = None,
-               site_url: str | None = None) -> dict[str, Any]:
+               site_url: str | None = None) -> Bank:
     """The bank, rebuilt only when a question page, a claim's sentence or a drill changed.
 
     ``facts`` (:func:`verify.quiz.claims.gather`: every claim's sentence with this build's values,
@@ -192,38 +196,41 @@ def build_bank(docs_dir: Path, *, html: bool = True, cache_dir: Path | None = No
     said = facts.digest()
     key = [str(docs_dir), html, [list(s) for s in current], said, site_url, BANK_VERSION]
 
-    def compute() -> dict[str, Any]:
+    def compute() -> Bank:
         disk = cache_dir / f"quizbank-{'html' if html else 'text'}.json" if cache_dir else None
         cached = read_json(disk) if disk else None
         if isinstance(cached, dict) and cached.get("key") == key and isinstance(cached.get("bank"), dict):
-            return cached["bank"]
+            try:
+                return Bank.from_json(cached["bank"])
+            except (KeyError, TypeError, ValueError):
+                pass  # written by other code: built again
         bank = _build_bank(docs_dir, html=html, facts=facts, site_url=site_url)
         if disk:
             try:
-                atomic_write_json(disk, {"key": key, "bank": bank})
+                atomic_write_json(disk, {"key": key, "bank": bank.to_json()})
             except OSError:
                 pass
         return bank
 
-    return copy.deepcopy(_MEMO.get((str(docs_dir), html), [current, said, site_url], compute))
+    return _MEMO.get((str(docs_dir), html), [current, said, site_url], compute)
 
 
-def _drills(facts: ClaimFacts, questions: list[dict[str, Any]], site_url: str | None) -> list[dict[str, Any]]:
+def _drills(facts: ClaimFacts, questions: list[Question], site_url: str | None) -> tuple[Drill, ...]:
     """The facts' drills of the bank's questions, each with its question's title, tags and page."""
-    by_id = {q["id"]: q for q in questions}
+    by_id = {q.id: q for q in questions}
     out = []
     for drill in facts.drills:
-        q = by_id.get(drill["question"])
+        q = by_id.get(drill.question)
         if q is None:
             continue
-        url = q["url"] + drill["anchor"]
-        out.append(dict(drill, title=q["title"], tags=q["tags"], topic=q["topic"], difficulty=q["difficulty"],
-                        url=url, page_url=f"{site_url}{url}" if site_url else None))
-    return sorted(out, key=lambda d: (d["question"], d["claim"]))
+        url = q.url + drill.anchor
+        out.append(replace(drill, title=q.title, tags=q.tags, topic=q.topic, difficulty=q.difficulty,
+                           url=url, page_url=f"{site_url}{url}" if site_url else None))
+    return tuple(sorted(out, key=lambda d: (d.question, d.claim)))
 
 
 def _build_bank(docs_dir: Path, *, html: bool = True, facts: ClaimFacts | None = None,
-                site_url: str | None = None) -> dict[str, Any]:
+                site_url: str | None = None) -> Bank:
     """Every ``docs_dir/questions/*.md`` as one validated bank; raises BankError naming file and field.
 
     Args:
@@ -232,7 +239,7 @@ def _build_bank(docs_dir: Path, *, html: bool = True, facts: ClaimFacts | None =
     """
     docs_dir = Path(docs_dir)
     facts = facts or ClaimFacts()
-    questions: list[dict[str, Any]] = []
+    questions: list[Question] = []
     problems: list[str] = []
     for path in sorted((docs_dir / "questions").glob("*.md")):
         entry, errs = parse_page(path, docs_dir, html=html, facts=facts, site_url=site_url)
@@ -241,18 +248,17 @@ def _build_bank(docs_dir: Path, *, html: bool = True, facts: ClaimFacts | None =
             questions.append(entry)
     if problems:
         raise BankError(problems)
-    shown = {cid for q in questions for cid in q["claims"]}
-    evidence = {cid: {"sentence": facts.sentences[cid], "where": facts.where.get(cid, "")}
-                for cid in sorted(shown) if facts.sentences.get(cid)}
-    return {"version": BANK_VERSION, "questions": questions, "drills": _drills(facts, questions, site_url),
-            "evidence": evidence,
-            "tags": sorted({t for q in questions for t in q["tags"]}),
-            "topics": sorted({q["topic"] for q in questions if q["topic"]}), "site_url": site_url}
+    shown = {cid for q in questions for cid in q.claims}
+    evidence = {cid: ClaimSentence(said, facts.where.get(cid, ""))
+                for cid in sorted(shown) if (said := facts.sentences.get(cid))}
+    return Bank(version=BANK_VERSION, questions=tuple(questions), drills=_drills(facts, questions, site_url),
+                evidence=evidence, tags=tuple(sorted({t for q in questions for t in q.tags})),
+                topics=tuple(sorted({q.topic for q in questions if q.topic})), site_url=site_url)
 
 
-def bank_json(bank: dict[str, Any]) -> str:
-    # compact: the bank is read by code (the browser quiz, the terminal), and a build writes it twice
-    return json.dumps(bank, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+def bank_json(bank: Bank) -> str:
+    """``quiz.json``: compact, as it is read by code (the browser quiz), and a build writes it twice."""
+    return json.dumps(bank.to_json(), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def write_quiz_json(docs_dir: Path, site_dir: Path, cache_dir: Path | None = None,

@@ -1,8 +1,8 @@
 """What the bank takes from a verification: each claim's sentence, the pages' bound values, the drills.
 
-The site passes the build's verification; the terminal passes one made from the cache without
-running anything (:func:`verify.quiz.loading.claim_facts`). Everything here is plain data, so the
-bank can be remembered on disk by its digest.
+The site passes the build's ledger; the terminal passes one made from the cache without running
+anything (``verify quiz``, `verify/cli/quiz.py`). Everything here is plain data, so the bank can
+be remembered on disk by its digest.
 """
 
 from __future__ import annotations
@@ -12,16 +12,17 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from verify.core import binding, evidence
-from verify.core.records import Evidence, Outcome
+from verify.core import binding, states
+from verify.core.records import Evidence
 from verify.quiz import drills
+from verify.quiz.schema import Drill
 
 if TYPE_CHECKING:
-    from verify.running.engine import Verification
+    from verify.core.ledger import Ledger
 
 _BOUND = re.compile(r"`#!v ([^`]+)`")
 
@@ -33,12 +34,12 @@ class ClaimFacts:
 
     sentences: dict[str, str | None] = field(default_factory=dict)
     values: dict[str, str | None] = field(default_factory=dict)
-    drills: list[dict[str, Any]] = field(default_factory=list)
+    drills: tuple[Drill, ...] = ()
     where: dict[str, str] = field(default_factory=dict)
 
     def digest(self) -> str:
-        data = json.dumps([self.sentences, self.values, self.drills, self.where], sort_keys=True, ensure_ascii=False,
-                          default=str)
+        data = json.dumps([self.sentences, self.values, [d.to_json() for d in self.drills], self.where],
+                          sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(data.encode()).hexdigest()[:16]
 
     @classmethod
@@ -46,21 +47,13 @@ class ClaimFacts:
         return cls(sentences=dict(sentences or {}))
 
 
-def observation(v: Verification, claim_id: str) -> Evidence | None:
-    """The passing record of a claim: this machine's, else a current one recorded on another device."""
-    spec = v.registry.claims[claim_id]
-    local = v.local.get(claim_id)
-    if local is not None and local.outcome is Outcome.PASS and v.status(claim_id) == evidence.VERIFIED_HERE:
-        return local
-    current = v.registry.key(spec.id)
-    for _dev, records in sorted(v.remote.items()):
-        other = records.get(claim_id)
-        if other is not None and evidence.status_of(other, current, local=False) == evidence.VERIFIED_ELSEWHERE:
-            return other
-    return None
+def observation(v: Ledger, claim_id: str) -> Evidence | None:
+    """The passing record of a claim a reader is shown (:meth:`Ledger.best_record`), or None."""
+    record, status = v.best_record(claim_id)
+    return record if record is not None and states.observed(status) else None
 
 
-def sentence(v: Verification, claim_id: str) -> str | None:
+def sentence(v: Ledger, claim_id: str) -> str | None:
     """The claim's statement with its values; None when one of them was observed nowhere."""
     spec = v.registry.claims[claim_id]
     if not binding.keys(spec.statement):
@@ -81,7 +74,7 @@ def sentence(v: Verification, claim_id: str) -> str | None:
     return None if missing else text
 
 
-def function_source(v: Verification, snippet: str, line: int) -> str:
+def function_source(v: Ledger, snippet: str, line: int) -> str:
     """The decorated function whose decorators span ``line``, as the scan cache located it."""
     from verify.storage import scan  # noqa: PLC0415
 
@@ -97,7 +90,7 @@ def function_source(v: Verification, snippet: str, line: int) -> str:
     return ""
 
 
-def _values(v: Verification, docs_dir: Path) -> dict[str, str | None]:
+def _values(v: Ledger, docs_dir: Path) -> dict[str, str | None]:
     out: dict[str, str | None] = {}
     for page in sorted(Path(docs_dir).glob("questions/*.md")):
         for src in _BOUND.findall(page.read_text(encoding="utf-8")):
@@ -109,27 +102,26 @@ def _values(v: Verification, docs_dir: Path) -> dict[str, str | None]:
     return out
 
 
-def drill_for(v: Verification, claim_id: str) -> dict[str, Any] | None:
+def drill_for(v: Ledger, claim_id: str) -> Drill | None:
     spec = v.registry.claims[claim_id]
     record = observation(v, claim_id)
     said = sentence(v, claim_id)
     if record is None or not said:
         return None
     drill = drills.make(spec, function_source(v, spec.snippet, spec.line), record.observed)
-    if drill is None or not drill["code"]:
+    if drill is None or not drill.code:
         return None
     prov = record.provenance
     device = prov.device_name or prov.device or "?"
-    drill.update(id=drills.drill_id(claim_id), claim=claim_id, question=spec.question, kind=spec.kind,
-                 snippet=spec.snippet, line=spec.line, device=device, torch=prov.torch or "?",
-                 torch_build=prov.torch_build or "", date=(prov.date or "")[:10],
-                 here=record is v.local.get(claim_id), sentence=said, prompt=drills.prompt(drill, device),
-                 anchor=f"#claim-{claim_id}")
-    return drill
+    return replace(drill, id=drills.drill_id(claim_id), claim=claim_id, question=spec.question, kind=spec.kind,
+                   snippet=spec.snippet, line=spec.line, device=device, torch=prov.torch or "?",
+                   torch_build=prov.torch_build or "", date=(prov.date or "")[:10],
+                   here=record is v.local.get(claim_id), sentence=said, prompt=drills.prompt(drill, device),
+                   anchor=f"#claim-{claim_id}")
 
 
-_LAST: dict[tuple[int, str], tuple[Verification, ClaimFacts]] = {}
-_DRILL_CODE = tuple(Path(drills.__file__).with_name(n) for n in ("drills.py", "drillcheck.py", "claims.py"))
+_LAST: dict[tuple[int, str], tuple[Ledger, ClaimFacts]] = {}
+_DRILL_CODE = tuple(Path(drills.__file__).with_name(n) for n in ("drills.py", "claims.py", "schema.py"))
 
 
 @functools.cache
@@ -141,7 +133,7 @@ def _drill_code() -> str:
     return digest.hexdigest()[:16]
 
 
-def _drill_key(v: Verification, claim_id: str) -> str:
+def _drill_key(v: Ledger, claim_id: str) -> str:
     """What a claim's drill depends on: its declaration, its snippet, its observation, the drill code."""
     spec = v.registry.claims[claim_id]
     record = observation(v, claim_id)
@@ -151,27 +143,43 @@ def _drill_key(v: Verification, claim_id: str) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:20]
 
 
-def _drills(v: Verification, ids: list[str]) -> list[dict[str, Any]]:
+def _cached_drill(hit: object, key: str) -> tuple[Drill | None] | None:
+    """The drill remembered under ``key`` (wrapped: a claim may have none), or None to make it again."""
+    if not isinstance(hit, dict) or hit.get("key") != key:
+        return None
+    try:
+        return (Drill.from_json(hit["drill"]) if hit.get("drill") is not None else None,)
+    except (KeyError, TypeError):
+        return None
+
+
+def _drills(v: Ledger, ids: list[str]) -> tuple[Drill, ...]:
     """Every claim's drill, remembered in the project cache while nothing it depends on changed."""
     from verify.storage.fs import atomic_write_json, read_json  # noqa: PLC0415
 
     path = v.settings.cache_dir / "quiz-drills.json"
     cached = read_json(path)
     old = cached.get("drills", {}) if isinstance(cached, dict) else {}
-    new: dict[str, Any] = {}
+    old = old if isinstance(old, dict) else {}
+    made: dict[str, Drill | None] = {}
+    new: dict[str, object] = {}
     for cid in ids:
         key = _drill_key(v, cid)
-        hit = old.get(cid) if isinstance(old, dict) else None
-        new[cid] = hit if isinstance(hit, dict) and hit.get("key") == key else {"key": key, "drill": drill_for(v, cid)}
+        hit = _cached_drill(old.get(cid), key)
+        if hit is not None:
+            made[cid], new[cid] = hit[0], old[cid]
+        else:
+            drill = drill_for(v, cid)
+            made[cid], new[cid] = drill, {"key": key, "drill": drill.to_json() if drill else None}
     if new != old:
         try:
-            atomic_write_json(path, {"format": 1, "drills": new})
+            atomic_write_json(path, {"format": 2, "drills": new})
         except OSError:
             pass
-    return [e["drill"] for e in new.values() if e["drill"] is not None]
+    return tuple(d for d in made.values() if d is not None)
 
 
-def gather(v: Verification, docs_dir: Path) -> ClaimFacts:
+def gather(v: Ledger, docs_dir: Path) -> ClaimFacts:
     """Sentences, bound values and drills of every claim of the verification (the quiz fence and the
     site hook of one build ask for the same verification: computed once)."""
     key = (id(v), str(docs_dir))

@@ -1,4 +1,5 @@
-"""Predict-the-output drills, made from claims: the code, one observed value to predict, the evidence.
+"""Predict-the-output drills, made from claims: the code, one observed value to predict, the evidence;
+and how a prediction is checked.
 
 A fact claim asks for one value the candidate can predict from the code (a stride, a shape, a
 bool, a small count, a byte count, an op order); an error claim asks which exception it raises; a
@@ -6,16 +7,113 @@ performance claim asks which variant is faster on the machine that measured it, 
 much. The answer is never written by hand: it is the value the run observed, shown with the device
 and torch it was observed on and the sentence of the page it backs. Values that depend on timing,
 long strings, big lists and dicts are never asked.
+
+A prediction is checked exactly after normalising how it is written: ``(0, 1)`` and ``[0, 1]`` are
+the same answer, as are ``True`` and ``true``, ``4.0`` and ``4``, ``96 字节`` and ``96``; case,
+spaces and quotes do not matter. A performance drill is right when it names the faster variant and
+the factor is within the drill's tolerance (a factor of :data:`TOLERANCE` either way), or says
+「差不多」 where the two are within :data:`SAME` of each other. The browser quiz
+(``docs/assets/quiz/quiz-core.js``) applies the same normalisation to the strings listed in a
+drill's ``accept``.
 """
 
 from __future__ import annotations
 
 import ast
+import math
+import re
+import unicodedata
+from collections.abc import Mapping
 from typing import Any
 
 from verify.core import binding
 from verify.core.registry import ClaimSpec
-from verify.quiz import drillcheck
+from verify.quiz.schema import Drill
+
+TOLERANCE = 2.0  # a perf answer within a factor of 2 of the measured one counts as "about"
+SAME = 1.25  # measured within 25%: "about the same" is the right answer
+
+_QUOTES = re.compile("[\"'`“”‘’「」『』]")
+_SPACE = re.compile(r"\s+")
+_UNIT = re.compile(r"(?<=\d)(?:字节|bytes?|个|次|倍|x)$")
+_TRUE = {"true", "是", "对", "真", "yes", "会"}
+_FALSE = {"false", "否", "错", "假", "no", "不是", "不会"}
+
+
+def normalize(text: str) -> str:
+    """One way to write a value: what ``canonical`` produces for the observed one."""
+    t = unicodedata.normalize("NFKC", str(text)).lower().strip()
+    t = _QUOTES.sub("", t)
+    t = t.replace("、", ",").replace("→", ",").replace("->", ",").replace("【", "[").replace("】", "]")
+    t = t.replace("(", "[").replace(")", "]")
+    t = _SPACE.sub("", t).rstrip("。.")
+    t = re.sub(r",+\]", "]", t)
+    t = re.sub(r"(?<![0-9a-z_.])(\d+)\.0+(?![0-9.])", r"\1", t)
+    t = _UNIT.sub("", t)
+    if t in _TRUE:
+        return "true"
+    if t in _FALSE:
+        return "false"
+    return t
+
+
+def display(value: Any) -> str:
+    """The observed value as a reader writes it: ``(0, 1)``, ``True``, ``aten::mm``."""
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, (list, tuple)):
+        return "(" + ", ".join(display(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    return str(value)
+
+
+def accepted(value: Any) -> list[str]:
+    """The normalised answers that equal ``value`` (an integer also with thousands separators)."""
+    out = [normalize(display(value))]
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer() and abs(value) >= 1000:
+        out.append(normalize(f"{int(value):,}"))
+    return out
+
+
+def exception_type(text: str) -> str:
+    """``RuntimeError`` from ``RuntimeError: …`` or ``torch.OutOfMemoryError``; lower case."""
+    head = unicodedata.normalize("NFKC", text).strip().split(":", 1)[0].strip()
+    return head.split(".")[-1].strip().lower()
+
+
+def check(drill: Drill, answer: Any) -> bool:
+    """Whether ``answer`` (text; for a perf drill ``{"faster": label or "same", "factor": number}``) is right."""
+    if drill.format == "exception":
+        return exception_type(str(answer)) == exception_type(drill.answer)
+    if drill.format == "faster":
+        return check_faster(drill, answer)
+    given = normalize(str(answer))
+    if drill.accept and drill.accept[0].startswith("[") and not given.startswith("["):
+        given = f"[{given}]"
+    return given in drill.accept
+
+
+def factor(text: Any) -> float | None:
+    """A positive number from ``3``, ``3.5 倍``, ``x3``, ``约 20``; None when there is none."""
+    m = re.search(r"\d+(?:\.\d+)?", unicodedata.normalize("NFKC", str(text)).replace(",", ""))
+    if not m:
+        return None
+    value = float(m.group(0))
+    return value if value > 0 else None
+
+
+def check_faster(drill: Drill, answer: Any) -> bool:
+    picked = answer.get("faster") if isinstance(answer, dict) else None
+    if picked == "same":
+        return bool(drill.same)
+    if picked != drill.faster or drill.factor is None:
+        return False
+    given = factor(answer.get("factor"))
+    return given is not None and abs(math.log(given / drill.factor)) <= math.log(drill.tolerance or TOLERANCE)
+
+
+# --- making drills ------------------------------------------------------------------------
 
 DRILL_PREFIX = "drill:"
 _SKIP_KEYS = ("torch", "device", "device_key", "date", "pid", "ptr", "path", "time", "spread", "seconds")
@@ -97,10 +195,10 @@ def _given(value: Any, code: str) -> bool:
         return len(value) > 3 and value in code
     if not isinstance(value, (list, tuple)) or len(value) < 2:
         return False
-    return drillcheck.normalize(drillcheck.display(value)).strip("[]") in drillcheck.normalize(code).replace("[", "").replace("]", "")
+    return normalize(display(value)).strip("[]") in normalize(code).replace("[", "").replace("]", "")
 
 
-def choose_key(spec: ClaimSpec, observed: dict[str, Any], exprs: dict[str, ast.expr], code: str = "") -> str | None:
+def choose_key(spec: ClaimSpec, observed: Mapping[str, Any], exprs: dict[str, ast.expr], code: str = "") -> str | None:
     """The observed key to ask for: exactly expected ones first, then ones the sentence shows."""
     shown = {k: s for k, s in binding.keys(spec.statement)}
     best: tuple[int, str] | None = None
@@ -164,12 +262,12 @@ def ratio_labels(node: ast.expr) -> tuple[str, str] | None:
 
 
 def _faster_text(slower: str, faster: str, factor: float) -> str:
-    if factor < drillcheck.SAME:
+    if factor < SAME:
         return f"两者差不多：`{slower}` 的耗时是 `{faster}` 的 {factor:.2f} 倍"
     return f"`{faster}` 更快：`{slower}` 的耗时是它的 {binding.format_value(factor, 'x')}"
 
 
-def _perf(spec: ClaimSpec, observed: dict[str, Any], exprs: dict[str, ast.expr]) -> dict[str, Any] | None:
+def _perf(spec: ClaimSpec, observed: Mapping[str, Any], exprs: dict[str, ast.expr], code: str) -> Drill | None:
     """Which is faster, by how much: a ratio the claim checks, whose two variants the code names."""
     shown = dict(binding.keys(spec.statement))
     ranked = sorted(spec.expect, key=lambda k: (shown.get(k) != "x", k not in shown))
@@ -180,45 +278,45 @@ def _perf(spec: ClaimSpec, observed: dict[str, Any], exprs: dict[str, ast.expr])
             continue
         slow, fast = labels
         faster, factor = (fast, value) if value >= 1 else (slow, 1 / value)
-        return {"format": "faster", "key": key, "answer": value, "options": [slow, fast], "faster": faster,
-                "factor": round(factor, 4), "tolerance": drillcheck.TOLERANCE, "same": factor < drillcheck.SAME,
-                "accept": [], "expr": ast.unparse(exprs[key]),
-                "answer_text": _faster_text(slow if faster == fast else fast, faster, factor)}
+        return Drill(format="faster", key=key, answer=value, options=(slow, fast), faster=faster,
+                     factor=round(factor, 4), tolerance=TOLERANCE, same=factor < SAME, accept=(),
+                     expr=ast.unparse(exprs[key]), code=code,
+                     answer_text=_faster_text(slow if faster == fast else fast, faster, factor))
     return None
 
 
-def _value(spec: ClaimSpec, observed: dict[str, Any], exprs: dict[str, ast.expr], code: str) -> dict[str, Any] | None:
+def _value(spec: ClaimSpec, observed: Mapping[str, Any], exprs: dict[str, ast.expr], code: str) -> Drill | None:
     key = choose_key(spec, observed, exprs, code)
     if key is None:
         return None
     value = observed[key]
     expr = ast.unparse(exprs[key]) if key in exprs else ""
-    return {"format": "value", "key": key, "answer": value, "accept": drillcheck.accepted(value),
-            "answer_text": drillcheck.display(value), "expr": expr if len(expr) <= 80 else ""}
+    return Drill(format="value", key=key, answer=value, accept=tuple(accepted(value)), answer_text=display(value),
+                 expr=expr if len(expr) <= 80 else "", code=code)
 
 
-def prompt(drill: dict[str, Any], device: str) -> str:
+def prompt(drill: Drill, device: str) -> str:
     """The question a drill asks, in Chinese."""
-    if drill["format"] == "exception":
+    if drill.format == "exception":
         return "运行这段代码会抛出异常吗？会的话，写出异常类型（例如 ValueError）。"
-    if drill["format"] == "faster":
-        a, b = drill["options"]
+    if drill.format == "faster" and drill.options:
+        a, b = drill.options
         return (f"在测量它的机器（{device}）上，`{a}` 和 `{b}` 哪个更快？慢的一方耗时大约是快的一方的几倍？"
                 "（相差不到 25% 算差不多）")
-    what = f"`{drill['expr']}`" if drill["expr"] else f"返回值里的 `{drill['key']}`"
-    value = drill["answer"]
+    what = f"`{drill.expr}`" if drill.expr else f"返回值里的 `{drill.key}`"
+    value = drill.answer
     if isinstance(value, bool):
         hint = "（True 还是 False）"
     elif isinstance(value, (list, tuple)):
         hint = "（写成元组或列表，如 (a, b)）"
     elif isinstance(value, (int, float)):
-        hint = "（字节数，一个整数）" if "byte" in drill["key"].lower() else "（一个整数）"
+        hint = "（字节数，一个整数）" if "byte" in drill.key.lower() else "（一个整数）"
     else:
         hint = "（一段文字，不用加引号）"
     return f"运行这段代码，{what} 是什么？{hint}"
 
 
-def make(spec: ClaimSpec, code: str, observed: dict[str, Any]) -> dict[str, Any] | None:
+def make(spec: ClaimSpec, code: str, observed: Mapping[str, Any]) -> Drill | None:
     """The drill part that depends on the claim and its observation (no provenance, no page), or None."""
     body = body_of(code)
     exprs = expressions(body)
@@ -227,11 +325,7 @@ def make(spec: ClaimSpec, code: str, observed: dict[str, Any]) -> dict[str, Any]
         if not isinstance(raised, str) or ":" not in raised:
             return None
         kind = raised.split(":", 1)[0].strip()
-        return {"format": "exception", "key": "exception", "answer": kind, "accept": [drillcheck.exception_type(kind)],
-                "answer_text": raised if len(raised) <= 300 else raised[:300] + " …", "expr": "", "code": body}
-    drill = _perf(spec, observed, exprs) if spec.kind == "perf" else None
-    drill = drill or _value(spec, observed, exprs, body)
-    if drill is None:
-        return None
-    drill["code"] = body
-    return drill
+        return Drill(format="exception", key="exception", answer=kind, accept=(exception_type(kind),),
+                     answer_text=raised if len(raised) <= 300 else raised[:300] + " …", expr="", code=body)
+    drill = _perf(spec, observed, exprs, body) if spec.kind == "perf" else None
+    return drill or _value(spec, observed, exprs, body)

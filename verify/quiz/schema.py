@@ -1,9 +1,17 @@
-"""The schema of a question page's front matter: every problem named with its file and field."""
+"""What a question is: the front matter's schema (every problem named with its file and field), and
+the bank's typed records.
+
+A page's front matter is checked here as YAML read it; the bank then holds frozen records
+(:class:`Question`, :class:`KeyPoint`, :class:`FollowUp`, :class:`Drill`, :class:`Bank`). JSON is
+only at the edges: ``to_json`` writes the shape ``quiz.json`` has (the browser quiz,
+``docs/assets/quiz/*.js``, reads it), ``from_json`` reads it back (the bank's disk cache, tests).
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any, TypeGuard
 
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -104,4 +112,192 @@ def validate_meta(meta: Any, where: str, stem: str) -> list[str]:
     return out
 
 
-# --- body ---------------------------------------------------------------------------------
+
+# --- records ------------------------------------------------------------------------------
+
+BANK_VERSION = 2
+_OMIT_NONE = {"omit_none": True}  # a field left out of the JSON while it is None
+
+
+def _plain(value: Any) -> Any:
+    """A record as JSON values: dataclasses as objects (in field order), tuples as lists."""
+    if hasattr(value, "__dataclass_fields__"):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)
+                if not (f.metadata.get("omit_none") and getattr(value, f.name) is None)}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _strings(items: Iterable[str] | None) -> tuple[str, ...]:
+    return tuple(s.strip() for s in items or ())
+
+
+class _Record:
+    def to_json(self) -> dict[str, Any]:
+        return _plain(self)
+
+
+@dataclass(frozen=True)
+class Source(_Record):
+    company: str
+    round: str
+
+
+@dataclass(frozen=True)
+class KeyPoint(_Record):
+    """A 考察点: the point, the keywords that cover it (with synonyms), what says the opposite."""
+
+    point: str
+    keywords: tuple[str, ...]
+    synonyms: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    contradicts: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, obj: Mapping[str, Any]) -> KeyPoint:
+        """From front matter or JSON: ``{point, keywords, synonyms?, contradicts?}``."""
+        return cls(point=obj["point"].strip(), keywords=_strings(obj["keywords"]),
+                   synonyms={k: _strings(v) for k, v in (obj.get("synonyms") or {}).items()},
+                   contradicts=_strings(obj.get("contradicts")))
+
+    def variants(self, keyword: str) -> list[str]:
+        return [keyword, *self.synonyms.get(keyword, ())]
+
+
+@dataclass(frozen=True)
+class FollowUp(_Record):
+    """A 追问 and its answer."""
+
+    q: str
+    a: str
+
+
+@dataclass(frozen=True)
+class Question(_Record):
+    """One page of the bank. The answers are empty in an outline (front matter only); the HTML ones
+    are there only where the bank was rendered for the site."""
+
+    id: str
+    title: str
+    question: str
+    topic: str
+    key_points: tuple[KeyPoint, ...]
+    follow_ups: tuple[FollowUp, ...]
+    tags: tuple[str, ...]
+    difficulty: int
+    sources: tuple[Source, ...]
+    url: str
+    page_url: str | None  # absolute, when the site's address is known
+    file: str
+    ordinary_answer: str = ""
+    better_answer: str = ""
+    evidence_url: str = ""
+    claims: tuple[str, ...] = ()
+    ordinary_answer_html: str | None = field(default=None, metadata=_OMIT_NONE)
+    better_answer_html: str | None = field(default=None, metadata=_OMIT_NONE)
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Question:
+        return cls(**{**obj, "key_points": tuple(KeyPoint.of(k) for k in obj["key_points"]),
+                      "follow_ups": tuple(FollowUp(f["q"], f["a"]) for f in obj["follow_ups"]),
+                      "sources": tuple(Source(s["company"], s["round"]) for s in obj["sources"]),
+                      "tags": tuple(obj["tags"]), "claims": tuple(obj.get("claims", ()))})
+
+    @property
+    def source(self) -> str:
+        return "；".join(f"{s.company} · {s.round}" for s in self.sources)
+
+
+_PERF = _OMIT_NONE  # fields only a performance drill ("faster") has
+
+
+@dataclass(frozen=True)
+class Drill(_Record):
+    """A predict-the-output drill: what :func:`verify.quiz.drills.make` takes from the claim and its
+    observation, what :mod:`verify.quiz.claims` adds (provenance, sentence, prompt) and the page
+    the bank adds (title, tags, address)."""
+
+    format: str  # value | exception | faster
+    answer: Any  # the observed value (a JSON value)
+    key: str = ""
+    accept: tuple[str, ...] = ()
+    answer_text: str = ""
+    expr: str = ""
+    code: str = ""
+    options: tuple[str, ...] | None = field(default=None, metadata=_PERF)  # (slower-named, faster-named) variants
+    faster: str | None = field(default=None, metadata=_PERF)
+    factor: float | None = field(default=None, metadata=_PERF)
+    tolerance: float | None = field(default=None, metadata=_PERF)
+    same: bool | None = field(default=None, metadata=_PERF)
+    # the claim
+    id: str = ""
+    claim: str = ""
+    question: str = ""
+    kind: str = ""
+    snippet: str = ""
+    line: int = 0
+    device: str = ""
+    torch: str = ""
+    torch_build: str = ""
+    date: str = ""
+    here: bool = False
+    sentence: str = ""
+    prompt: str = ""
+    anchor: str = ""
+    # the page
+    title: str = ""
+    tags: tuple[str, ...] = ()
+    topic: str = ""
+    difficulty: int = 0
+    url: str = ""
+    page_url: str | None = None
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Drill:
+        known = {f.name for f in fields(cls)}
+        tuples = {k: tuple(obj[k]) for k in ("accept", "tags", "options") if obj.get(k) is not None}
+        return cls(**{**{k: v for k, v in obj.items() if k in known}, **tuples})
+
+    @property
+    def where(self) -> str:
+        """``AMD EPYC · torch 2.13.0+cpu · 2026-12-01``: where the answer was observed."""
+        build = f"+{self.torch_build}" if self.torch_build else ""
+        return f"{self.device} · torch {self.torch}{build}" + (f" · {self.date}" if self.date else "")
+
+
+@dataclass(frozen=True)
+class ClaimSentence(_Record):
+    """A claim an answer shows: its sentence with the values filled in, and where they were observed."""
+
+    sentence: str
+    where: str = ""
+
+
+@dataclass(frozen=True)
+class Bank(_Record):
+    """The question bank: ``quiz.json``, the quiz fence, the terminal quiz and the deck read it."""
+
+    questions: tuple[Question, ...]
+    drills: tuple[Drill, ...] = ()
+    evidence: dict[str, ClaimSentence] = field(default_factory=dict)
+    tags: tuple[str, ...] = ()
+    topics: tuple[str, ...] = ()
+    site_url: str | None = None
+    version: int = BANK_VERSION
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Bank:
+        return cls(questions=tuple(Question.from_json(q) for q in obj["questions"]),
+                   drills=tuple(Drill.from_json(d) for d in obj.get("drills", ())),
+                   evidence={k: ClaimSentence(**v) for k, v in obj.get("evidence", {}).items()},
+                   tags=tuple(obj.get("tags", ())), topics=tuple(obj.get("topics", ())),
+                   site_url=obj.get("site_url"), version=obj.get("version", BANK_VERSION))
+
+    def question(self, qid: str) -> Question:
+        return next(q for q in self.questions if q.id == qid)
+
+    def known(self) -> set[str]:
+        """Every id progress may be kept under: the questions' and the drills'."""
+        return {q.id for q in self.questions} | {d.id for d in self.drills}

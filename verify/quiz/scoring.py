@@ -25,8 +25,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from verify.quiz.schema import KeyPoint
 
 _WORD = re.compile(r"[0-9a-z_]")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -243,14 +246,14 @@ class Score:
                             "contradicted": p.contradicted} for p in self.points]}
 
 
-def score(answer: str, key_points: list[dict[str, Any]]) -> Score:
-    """Score ``answer`` against a question's key points (as in the bank)."""
+def score(answer: str, key_points: Sequence[KeyPoint]) -> Score:
+    """Score ``answer`` against a question's key points."""
     text = normalize(answer)
     bounds = boundaries(text) if text.strip() else {0}
     found: list[tuple[int, int, str, str]] = []  # (start, end, keyword, variant) over every key point
     for kp in key_points:
-        for kw in kp["keywords"]:
-            for variant in [kw, *kp.get("synonyms", {}).get(kw, [])]:
+        for kw in kp.keywords:
+            for variant in kp.variants(kw):
                 found += [(s, e, kw, variant) for s, e in spans(variant, text, bounds)]
 
     def shadowed(s: int, e: int) -> bool:
@@ -266,21 +269,21 @@ def score(answer: str, key_points: list[dict[str, Any]]) -> Score:
     for kp in key_points:
         hits: dict[str, str | None] = {}
         weights: dict[str, float] = {}
-        for kw in kp["keywords"]:
+        for kw in kp.keywords:
             hits[kw], weights[kw] = None, 0.0
-            for variant in [kw, *kp.get("synonyms", {}).get(kw, [])]:
+            for variant in kp.variants(kw):
                 places = [s for s, e, k, v in found if k == kw and v == variant and not shadowed(s, e)]
                 if places and hits[kw] is None:
                     hits[kw] = variant
                 if places:
                     weights[kw] = max(weights[kw], *(weight(s) for s in places))
         said = None
-        for statement in kp.get("contradicts") or []:
+        for statement in kp.contradicts:
             where = contradiction(statement, text, bounds)
             if where:
                 said = {"statement": statement, "said": answer_slice(answer, text, where)}
                 break
-        out.points.append(PointScore(kp["point"], hits, weights, said))
+        out.points.append(PointScore(kp.point, hits, weights, said))
     return out
 
 

@@ -1,17 +1,32 @@
-"""What the terminal quiz draws: question headers, the score beside the self-rating, folded answers, links.
+"""What the terminal quiz draws and reads: question headers, the score beside the self-rating, folded
+answers, links, drills; and an answer typed under a live countdown.
 
 Only rich is imported at module level; Markdown (markdown-it) and Syntax (pygments) on first use.
+
+In a terminal the keys of an answer are read one by one (cbreak mode: Ctrl-C still interrupts) and
+the answer so far is drawn under a clock that ticks every quarter second, turning red with
+「超时 +m:ss」 when the time is up. An empty line ends the answer; Ctrl-D ends the quiz. Where there
+is no terminal (a pipe, ``TERM=dumb``, Windows) the answer is read line by line and each new
+line's prompt shows the time left.
 """
 
 from __future__ import annotations
 
+import codecs
+import os
 import re
-from typing import Any
+import sys
+import time
+from typing import TYPE_CHECKING
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from verify.quiz.schema import Drill, Question
+    from verify.quiz.scoring import Score
 
 console = Console(highlight=False)
 HINT = "这个分数只按关键词和说反的说法粗略估计，是提示，不是评分：请以你的自评为准。"
@@ -19,29 +34,28 @@ _MARK = {"covered": "[green]✓ 覆盖[/]", "partial": "[yellow]◐ 部分[/]", 
          "contradicted": "[bold red]✗ 说反了[/]"}
 
 
-def header(i: int, n: int, q: dict[str, Any], what: str = "题") -> Panel:
-    meta = f"第 {i}/{n} {what} · 难度 {q['difficulty']} · " + " ".join(f"#{t}" for t in q["tags"])
-    src = "；".join(f"{s['company']} {s['round']}" for s in q["sources"])
-    return Panel(q["question"] + f"\n\n来源：{src}", title=meta, title_align="left", border_style="cyan")
+def header(i: int, n: int, q: Question, what: str = "题") -> Panel:
+    meta = f"第 {i}/{n} {what} · 难度 {q.difficulty} · " + " ".join(f"#{t}" for t in q.tags)
+    src = "；".join(f"{s.company} {s.round}" for s in q.sources)
+    return Panel(q.question + f"\n\n来源：{src}", title=meta, title_align="left", border_style="cyan")
 
 
-def link(q: dict[str, Any], label: str = "页面与证据") -> None:
+def link(page_url: str | None, url: str, file: str, label: str = "页面与证据") -> None:
     """The page's address, clickable where the terminal supports it; the file where the address is unknown."""
-    url = q.get("page_url")
-    if url:
-        console.print(Text.assemble((f"{label}：", "dim"), (url, f"link {url} underline")))
+    if page_url:
+        console.print(Text.assemble((f"{label}：", "dim"), (page_url, f"link {page_url} underline")))
     else:
-        console.print(f"{label}：{q['url']}（{q['file']}；在 mkdocs.yml 设 site_url 后这里显示完整网址）",
+        console.print(f"{label}：{url}（{file}；在 mkdocs.yml 设 site_url 后这里显示完整网址）",
                       style="dim", markup=False)
 
 
-def score_table(result) -> None:
+def score_table(result: Score) -> None:
     table = Table("考察点", "覆盖", "命中 / 遗漏", title=f"考察点覆盖率 {result.coverage:.0%}", title_justify="left")
-    mistakes = []
+    mistakes: list[tuple[str, dict[str, str]]] = []
     for p in result.points:
         if p.contradicted:
             table.add_row(p.point, _MARK[p.status], Text(f"你说「{p.contradicted['said']}」", style="red"))
-            mistakes.append(p)
+            mistakes.append((p.point, p.contradicted))
             continue
         hit = "、".join(f"{k}（{v}）" if v != k else k for k, v in p.hits.items() if v)
         miss = "、".join(p.missing)
@@ -50,9 +64,9 @@ def score_table(result) -> None:
                                       (f"只在关键词罗列里（减半）：{listed}" if listed else "")) if x)
         table.add_row(p.point, _MARK[p.status], cell)
     console.print(table)
-    for p in mistakes:
-        console.print(Text.assemble(("✗ 说反了：", "bold red"), f"你说「{p.contradicted['said']}」，这与考察点相反"
-                                    f"（{p.contradicted['statement']}）。正确的是：{p.point}"))
+    for point, said in mistakes:
+        console.print(Text.assemble(("✗ 说反了：", "bold red"), f"你说「{said['said']}」，这与考察点相反"
+                                    f"（{said['statement']}）。正确的是：{point}"))
     console.print(HINT, style="dim", markup=False)
 
 
@@ -92,30 +106,135 @@ def show_folded(title: str, markdown_text: str, style: str, ask: bool = True) ->
                 console.print(f"没有第 {n} 节。", style="yellow")
 
 
-def show_answers(q: dict[str, Any], ask: bool = True) -> None:
+def show_answers(q: Question, ask: bool = True) -> None:
     from rich.markdown import Markdown  # noqa: PLC0415
 
-    console.print(Panel(Markdown(q["ordinary_answer"]), title="普通回答", title_align="left", border_style="dim"))
-    show_folded("更好的回答", q["better_answer"], "green", ask=ask)
-    link(q)
+    console.print(Panel(Markdown(q.ordinary_answer), title="普通回答", title_align="left", border_style="dim"))
+    show_folded("更好的回答", q.better_answer, "green", ask=ask)
+    link(q.page_url, q.url, q.file)
 
 
-def show_drill(i: int, n: int, d: dict[str, Any]) -> None:
+def show_drill(i: int, n: int, d: Drill) -> None:
     from rich.syntax import Syntax  # noqa: PLC0415
 
-    title = f"第 {i}/{n} 道 · 预测输出 · {d['title']}"
-    console.print(Panel(Syntax(d["code"], "python", theme="ansi_dark", background_color="default"),
-                        title=title, title_align="left", border_style="cyan", subtitle=f"{d['snippet']}:{d['line']}",
+    title = f"第 {i}/{n} 道 · 预测输出 · {d.title}"
+    console.print(Panel(Syntax(d.code, "python", theme="ansi_dark", background_color="default"),
+                        title=title, title_align="left", border_style="cyan", subtitle=f"{d.snippet}:{d.line}",
                         subtitle_align="left"))
-    console.print(d["prompt"], style="bold", markup=False)
+    console.print(d.prompt, style="bold", markup=False)
 
 
-def reveal_drill(d: dict[str, Any], right: bool) -> None:
-    from verify.quiz.cards import drill_where  # noqa: PLC0415
-
+def reveal_drill(d: Drill, right: bool) -> None:
     console.print("✓ 对了" if right else "✗ 不对", style="bold green" if right else "bold red")
-    console.print(f"观测值：{d['answer_text']}", markup=False)
-    console.print(f"观测于 {drill_where(d)}" + ("（构建本站的机器）" if d.get("here") else "（记录自另一台机器）"),
+    console.print(f"观测值：{d.answer_text}", markup=False)
+    console.print(f"观测于 {d.where}" + ("（构建本站的机器）" if d.here else "（记录自另一台机器）"),
                   style="dim", markup=False)
-    console.print(Panel(d["sentence"], title="页面上的这句话", title_align="left", border_style="green"))
-    link(dict(d, file=d["snippet"]), "这句话在网页上")
+    console.print(Panel(d.sentence, title="页面上的这句话", title_align="left", border_style="green"))
+    link(d.page_url, d.url, d.snippet, "这句话在网页上")
+
+
+# --- typing an answer ----------------------------------------------------------------------
+
+SHOWN_LINES = 12  # the live view shows the last lines of a long answer; all of it is printed at the end
+
+
+def clock(seconds: float) -> str:
+    s = int(abs(seconds))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def remaining(limit: float, started: float) -> Text:
+    left = limit - (time.monotonic() - started)
+    if left >= 0:
+        return Text(f"剩余 {clock(left)}", style="bold cyan")
+    return Text(f"超时 +{clock(-left)}", style="bold red")
+
+
+def live_capable() -> bool:
+    return os.name == "posix" and sys.stdin.isatty() and console.is_terminal and not console.is_dumb_terminal
+
+
+def read_answer(prompt: str, limit: float | None = None, started: float | None = None) -> str:
+    """Lines until an empty line; EOFError on Ctrl-D (the quiz ends), KeyboardInterrupt on Ctrl-C."""
+    started = time.monotonic() if started is None else started
+    console.print(prompt, style="dim", markup=False)
+    if limit is not None and live_capable():
+        return _live(limit, started)
+    lines: list[str] = []
+    while True:
+        left = f"[{clock(max(0.0, limit - (time.monotonic() - started)))}] " if limit is not None else ""
+        line = input(left + ("> " if not lines else "  "))
+        if not line.strip():
+            return "\n".join(lines).strip()
+        lines.append(line)
+
+
+def _view(lines: list[str], current: str, limit: float, started: float) -> Group:
+    body = [*lines, current]
+    shown = body[-SHOWN_LINES:]
+    text = Text()
+    if len(body) > SHOWN_LINES:
+        text.append(f"（前面还有 {len(body) - SHOWN_LINES} 行）\n", style="dim")
+    for i, line in enumerate(shown):
+        first = i == 0 and len(body) <= SHOWN_LINES
+        text.append(("> " if first else "  ") + line)
+        text.append("▏\n" if i == len(shown) - 1 else "\n", style="bold")
+    return Group(remaining(limit, started), text)
+
+
+def _keys(fd: int, decoder: codecs.IncrementalDecoder, wait: float) -> str:
+    import select  # noqa: PLC0415
+
+    ready, _, _ = select.select([fd], [], [], wait)
+    return decoder.decode(os.read(fd, 1024)) if ready else ""
+
+
+def _edit(chars: str, lines: list[str], current: str) -> tuple[str, bool]:
+    """Apply typed characters; (current line, finished)."""
+    escape = False
+    for ch in chars:
+        if escape:  # an arrow or function key: ESC [ ... final letter
+            escape = not (ch.isalpha() or ch == "~")
+            continue
+        if ch == "\x1b":
+            escape = True
+        elif ch == "\x04":
+            raise EOFError
+        elif ch in "\r\n":
+            if not current.strip():
+                return current, True
+            lines.append(current)
+            current = ""
+        elif ch in "\x7f\x08":
+            current = current[:-1]
+        elif ch == "\x15":  # Ctrl-U: clear the line
+            current = ""
+        elif ch >= " ":
+            current += ch
+    return current, False
+
+
+def _live(limit: float, started: float) -> str:
+    import termios  # noqa: PLC0415
+    import tty  # noqa: PLC0415
+
+    from rich.live import Live  # noqa: PLC0415
+
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    lines: list[str] = []
+    current = ""
+    try:
+        tty.setcbreak(fd)
+        with Live(_view(lines, current, limit, started), console=console, auto_refresh=False, transient=True) as live:
+            done = False
+            while not done:
+                current, done = _edit(_keys(fd, decoder, 0.25), lines, current)
+                live.update(_view(lines, current, limit, started), refresh=True)
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+    answer = "\n".join(lines).strip()
+    for i, line in enumerate(answer.splitlines() or [""]):
+        console.print(("> " if i == 0 else "  ") + line, markup=False, highlight=False)
+    return answer

@@ -10,89 +10,21 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from verify.core import binding, evidence, needs
-from verify.core.errors import Failure
+from verify.core import evidence, needs
+from verify.errors import Failure
+from verify.core.ledger import Ledger
 from verify.core.records import Evidence, Outcome, Provenance, WorkerResult
 from verify.core.registry import ClaimSpec, Registry
 from verify.running import guard, runner
-from verify.running.probe import git_commit, now, probe
+from verify.running.probe import now, probe
 from verify.settings import Settings
 from verify.storage import recorded, scan
 from verify.storage.cache import EvidenceCache, env_key
+from verify.storage.git import git_commit
 
 log = logging.getLogger("mkdocs.verify")
-
-
-@dataclass
-class Verification:
-    """What one verification found: every claim's evidence here, and what other machines recorded."""
-
-    settings: Settings
-    registry: Registry
-    probe: dict[str, Any]
-    local: dict[str, Evidence]
-    remote: dict[str, dict[str, Evidence]]
-    failures: list[Failure] = field(default_factory=list)
-    ran: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    #: wall seconds of each snippet file whose every runnable claim ran this time (worker start-up included)
-    file_seconds: dict[str, float] = field(default_factory=dict)
-    #: claims that were to run but got no record: the run's deadline came first
-    left: list[str] = field(default_factory=list)
-    _sentences: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
-
-    def status(self, claim_id: str) -> str:
-        return evidence.status_of(self.local.get(claim_id), self.registry.key(claim_id),
-                                  local=True)
-
-    def value(self, ref: binding.Ref) -> tuple[str, str, str]:
-        """(text, status, where) of one bound value: from this machine's evidence, else from a current
-        record of another device (or from the device ``ref`` names). ``"—"`` while nothing observed it;
-        :class:`binding.BindError` when the claim or the key does not exist.
-        """
-        spec = self.registry.claims.get(ref.claim)
-        if spec is None:
-            raise binding.BindError(f"no snippet declares claim {ref.claim!r}")
-        current = self.registry.key(spec.id)
-        if ref.device and ref.device != self.probe["device_key"]:
-            if ref.device not in self.remote:
-                raise binding.BindError(f"no evidence is recorded for device {ref.device!r} "
-                                        f"(recorded: {', '.join(sorted(self.remote)) or 'none'})")
-            record = self.remote[ref.device].get(ref.claim)
-            if record is None:
-                raise binding.BindError(f"{ref.device} has no record of claim {ref.claim!r}")
-            status = evidence.status_of(record, current, local=False)
-            return binding.resolve(record.observed, ref.key, ref.spec), status, where(record)
-        local = self.local.get(ref.claim)
-        status = self.status(ref.claim)
-        if local is not None and local.observed and status not in (evidence.STALE, evidence.NOT_RUN, evidence.NOT_APPLICABLE):
-            return binding.resolve(local.observed, ref.key, ref.spec), status, where(local)
-        for _dev, records in sorted(self.remote.items()):  # not observed here: a current record elsewhere
-            other = records.get(ref.claim)
-            if other is not None and evidence.status_of(other, current, local=False) == evidence.VERIFIED_ELSEWHERE:
-                return binding.resolve(other.observed, ref.key, ref.spec), evidence.VERIFIED_ELSEWHERE, where(other)
-        return "—", status, ""
-
-    def sentence(self, claim_id: str) -> str:
-        """The claim's statement as plain text with its values filled in (the ledger, quiz and cards)."""
-        if claim_id not in self._sentences:  # asked by the ledger, the evidence lists, the quiz and the cards
-            spec = self.registry.claims[claim_id]
-            self._sentences[claim_id] = binding.fill(
-                spec.statement, lambda key, fmt: self.value(binding.Ref(claim_id, key, fmt))[0])
-        return self._sentences[claim_id]
-
-    def sentences(self) -> dict[str, str]:
-        return {cid: self.sentence(cid) for cid in sorted(self.registry.claims)}
-
-
-def where(record: Evidence) -> str:
-    """`` · device · torch · date`` of a record, for a marker's title."""
-    prov = record.provenance
-    parts = [prov.device_name, f"torch {prov.torch}" if prov.torch else None, (prov.date or "")[:10]]
-    return " · " + " · ".join(p for p in parts if p)
 
 
 def unmet_need(spec: ClaimSpec, info: dict[str, Any]) -> str | None:
@@ -146,7 +78,7 @@ def verify(
     live: bool = False,
     progress: Progress | None = None,
     deadline: float | None = None,
-) -> Verification:
+) -> Ledger:
     """Evidence for every selected claim; failures collected, never raised one by one.
 
     A claim's evidence comes from the cache, else from running it; a build that runs nothing
@@ -257,4 +189,4 @@ def verify(
     left = sorted(s.id for specs in to_run.values() for s in specs if s.id not in local)  # cut by the deadline
     whole = {f: round(t, 2) for f, t in file_seconds.items()
              if len(to_run[f]) == runnable[f] and all(s.id in local for s in to_run[f])}
-    return Verification(settings, reg, info, local, remote, failures, ran, time.monotonic() - start, whole, left)
+    return Ledger(settings, reg, info, local, remote, failures, ran, time.monotonic() - start, whole, left)

@@ -1,6 +1,6 @@
 """What a GPU loan runs, how long it should take, and a rehearsal of it on a machine without a GPU.
 
-A loan is one GPU for minutes, machine start-up included (``verify.running.loan`` spends it).
+A loan is one GPU for minutes, machine start-up included (``verify.loan`` spends it).
 It records the claims that need CUDA, then the benchmark files that mean something on a GPU, in
 :data:`GPU_BENCH` order, each part under a deadline. :func:`plan` estimates the run from a model
 stated in :data:`MODEL` (none of these claims has run on a GPU yet, so no measured duration
@@ -258,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=None)
     parser.add_argument("--budget", type=float, default=BUDGET_S, help="seconds the loan's run may take")
     args = parser.parse_args(argv)
-    settings = Settings.for_root(args.root) if args.root else Settings.discover()
+    settings = Settings.for_command(args.root)
     start = time.monotonic()
     result = rehearse(settings)
     for cid in result.ran:

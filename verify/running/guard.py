@@ -63,7 +63,9 @@ class Guard:
         return state
 
     def _tree_state(self) -> Stamp:
-        top = {self.cache.name} if self.cache.parent == self.settings.root else set()
+        # evidence/: a recording writes its device file as claims finish (verify.running.record);
+        # whatever a claim writes there is judged again when read, like any other record
+        top = {"evidence"} | ({self.cache.name} if self.cache.parent == self.settings.root else set())
         return _walk(self.settings.root, _TREE_SKIP, top)
 
     def wrote(self, path: Path) -> None:

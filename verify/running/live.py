@@ -27,9 +27,7 @@ REPORT_HINT = ("本机有论断失败：页面上标为 失败，附上观测值
 
 
 def stamp_path(settings: Settings) -> Path:
-    from verify.site.session import LIVE_STAMP  # noqa: PLC0415  (the name the server's session watches)
-
-    return settings.live_dir / LIVE_STAMP
+    return settings.live_stamp
 
 
 def touch(path: Path) -> None:

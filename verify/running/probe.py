@@ -7,7 +7,6 @@ device nodes, the CPU model). A warm site rebuild therefore never imports torch.
 
 from __future__ import annotations
 
-import functools
 import glob
 import hashlib
 import importlib.metadata
@@ -23,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from verify.settings import Settings
-from verify.storage.fs import atomic_write_json, read_json
+from verify.storage.fs import json_memo
 
 _PROBE = r"""
 import json, platform, sys, torch
@@ -100,11 +99,13 @@ def probe(settings: Settings) -> dict[str, Any]:
 
 
 def _probe(settings: Settings) -> dict[str, Any]:
+    """``<cache>/probe.json`` while its fingerprint is this machine's; else torch is asked again."""
     fp = _fingerprint(settings)
-    path = settings.cache_dir / "probe.json"
-    cached = read_json(path)
-    if isinstance(cached, dict) and cached.get("fingerprint") == fp:
-        return cached
+    return json_memo(settings.cache_dir).get("probe", lambda: _ask(settings, fp),
+                                             valid=lambda cached: isinstance(cached, dict) and cached.get("fingerprint") == fp)
+
+
+def _ask(settings: Settings, fp: str) -> dict[str, Any]:
     out = subprocess.run([sys.executable, "-c", _PROBE, settings.device or "auto"], capture_output=True, text=True, timeout=300)
     if out.returncode != 0:
         raise RuntimeError(f"probing torch failed (is torch installed in {sys.executable}?):\n{out.stderr[-2000:]}")
@@ -121,7 +122,6 @@ def _probe(settings: Settings) -> dict[str, Any]:
     info["device_name"] = info["gpu_name"] or info["cpu_model"]
     # The key under which this machine's evidence is stored and committed.
     info["device_key"] = device_key(info)
-    atomic_write_json(path, info)
     return info
 
 
@@ -145,45 +145,6 @@ def device_key(info: dict[str, Any]) -> str:
     parts = [_slug(info.get("cpu_model") or platform.machine()) or platform.machine(), info.get("cpu_signature"),
              (info.get("cpu_isa") or "").lower()]
     return "cpu-" + "-".join(p for p in parts if p and p != "default")
-
-
-def git_commit(root: Path) -> str:
-    """The checkout's commit (``-dirty`` with local changes); ``VERIFY_GIT_COMMIT`` names it where the
-    tree travelled without its ``.git`` (a lent GPU machine gets a copy of the working tree)."""
-    named = os.environ.get("VERIFY_GIT_COMMIT", "").strip()
-    if named:
-        return named
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True,
-                             text=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return "unknown"
-    if out.returncode != 0:
-        return "unknown"
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
-                           capture_output=True, text=True, timeout=10).stdout.strip()
-    return out.stdout.strip() + ("-dirty" if dirty else "")
-
-
-@functools.cache
-def in_history(root: Path, commit: str) -> bool | None:
-    """Whether ``commit`` (as a record names it, ``-dirty`` allowed) is an ancestor of this checkout's HEAD.
-
-    ``None`` when it cannot be told (no git, no checkout, a commit text that is not a hex name).
-    """
-    name = commit.removesuffix("-dirty")
-    if not re.fullmatch(r"[0-9a-f]{7,40}", name):
-        return False if name and name != "unknown" else None
-    def git(*args: str) -> int | None:
-        try:
-            return subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=10).returncode
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-
-    known = git("rev-parse", "--verify", "--quiet", f"{name}^{{commit}}")
-    if known != 0:
-        return False if known == 1 else None  # 1: no such commit here; else no git or no checkout
-    return git("merge-base", "--is-ancestor", name, "HEAD") == 0
 
 
 def now() -> str:

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from verify.core.ledger import Ledger
 from verify.core.records import Evidence
 from verify.core.registry import ClaimSpec
 from verify.running import engine
@@ -55,7 +56,7 @@ class Writer:
 
 
 def record(settings: Settings, only_cuda: bool = False, jobs: int | None = None, deadline: float | None = None,
-           also: Path | None = None, echo: Callable[[str], None] = print) -> tuple[Path, engine.Verification]:
+           also: Path | None = None, echo: Callable[[str], None] = print) -> tuple[Path, Ledger]:
     from verify.running.probe import probe  # noqa: PLC0415
 
     select = (lambda spec: "cuda" in spec.needs) if only_cuda else None
@@ -69,7 +70,7 @@ def record(settings: Settings, only_cuda: bool = False, jobs: int | None = None,
     return path, out
 
 
-def summary(path: Path, out: engine.Verification, seconds: float) -> str:
+def summary(path: Path, out: Ledger, seconds: float) -> str:
     counts: dict[str, int] = {}
     for rec in out.local.values():
         counts[rec.outcome.value] = counts.get(rec.outcome.value, 0) + 1
@@ -88,10 +89,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=None, help="parallel workers for ordinary claims")
     parser.add_argument("--deadline", type=float, default=None, help="seconds after which no claim runs")
     args = parser.parse_args(argv)
+    return run(Settings.for_command(args.root), args.only_cuda, args.jobs, args.deadline)
+
+
+def run(settings: Settings, only_cuda: bool = False, jobs: int | None = None, deadline_s: float | None = None) -> int:
+    """Record, print the summary and each failure; the exit status (``verify record``, ``main``)."""
     start = time.monotonic()
-    settings = Settings.for_root(args.root) if args.root else Settings.discover()
-    deadline = start + args.deadline if args.deadline else None
-    path, out = record(settings, args.only_cuda, args.jobs, deadline)
+    deadline = start + deadline_s if deadline_s else None
+    path, out = record(settings, only_cuda, jobs, deadline)
     print(summary(path, out, time.monotonic() - start))
     for failure in out.failures:
         print("  - " + failure.line(), file=sys.stderr)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verify.core.errors import ClaimError
+from verify.errors import ClaimError
 from verify.core.records import Evidence, Outcome
 from verify.core.registry import ClaimSpec, Registry
 from verify.settings import Settings

@@ -11,13 +11,22 @@ in one summary. The rules:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from verify.core import binding, evidence
-from verify.core.errors import Failure
+from verify.core import binding, states
+from verify.errors import Failure
+from verify.core.ledger import Ledger
+from verify.core.prose import Prose
 
-if TYPE_CHECKING:
-    from verify.site.session import Session
+
+class Session(Protocol):
+    """What the checks read of a build's session (:class:`verify.site.session.Session`)."""
+
+    outcome: Ledger
+    prose: dict[str, Prose]
+    pages: dict[str, list[str]]
+
+    def detail(self, failure: Failure) -> str: ...
 
 QUESTIONS = "questions/"
 
@@ -94,7 +103,7 @@ def _statements(sess: Session) -> list[Failure]:
             out.append(Failure(cid, where, f"hand-typed measurement {text!r} in the statement: write it as "
                                "{key} of an observed value, or {=…} for an input", snippet=spec.snippet))
         record = sess.outcome.local.get(cid)
-        if record is None or sess.outcome.status(cid) != evidence.VERIFIED_HERE:
+        if record is None or not states.verified_here(sess.outcome.status(cid)):
             continue
         for key, fmt in binding.keys(spec.statement):
             try:

@@ -2,7 +2,8 @@
 
 Both are read on every build for every claim a page shows, so both are remembered: the spans of a
 file's decorated functions come from the scan cache (no second ``ast.parse``), the file's lines are
-kept while its stamp (with ctime) holds, and highlighted HTML is kept on disk by content.
+kept while its stamp (with ctime) holds, and highlighted HTML is kept on disk by content
+(``<cache>/render/code/``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from verify import settings as settings_mod
 from verify.storage import scan
-from verify.storage.fs import Memo, atomic_write_text, stamp
+from verify.storage.fs import DiskMemo, Memo, stamp, text_memo
 
 _SPANS: Memo[tuple[list[str], list[list[int]]]] = Memo()
 
@@ -35,21 +36,28 @@ def function_source(path: Path, line: int) -> str:
     return ""
 
 
+def _memo() -> DiskMemo[str]:
+    return text_memo(settings_mod.for_site().render_dir / "code", ".html")
+
+
+def _key(code: str) -> str:
+    return hashlib.sha256(code.encode()).hexdigest()[:20]
+
+
 def highlight(code: str) -> str:
     """Pygments HTML for a claim's code, cached on disk by content: a warm build skips the lexer."""
-    key = hashlib.sha256(code.encode()).hexdigest()[:20]
-    path = settings_mod.for_site().cache_dir / "render" / f"{key}.html"
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError:
-        pass
-    from pygments import highlight  # noqa: PLC0415
-    from pygments.formatters import HtmlFormatter  # noqa: PLC0415
-    from pygments.lexers import PythonLexer  # noqa: PLC0415
 
-    body = highlight(code, PythonLexer(), HtmlFormatter(nowrap=True))
-    html = f'<div class="highlight"><pre><code>{body}</code></pre></div>'
-    atomic_write_text(path, html)
-    return html
+    def lex() -> str:
+        from pygments import highlight  # noqa: PLC0415
+        from pygments.formatters import HtmlFormatter  # noqa: PLC0415
+        from pygments.lexers import PythonLexer  # noqa: PLC0415
+
+        body = highlight(code, PythonLexer(), HtmlFormatter(nowrap=True))
+        return f'<div class="highlight"><pre><code>{body}</code></pre></div>'
+
+    return _memo().get(_key(code), lex)
 
 
+def keep_highlight(code: str) -> None:
+    """This build shows ``code`` (its claim's HTML came from the render cache): keep its highlighting."""
+    _memo().keep(_key(code))

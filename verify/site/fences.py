@@ -14,20 +14,16 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from verify.core import binding, evidence
+from verify.core import binding, evidence, ledger, states
 from verify.core.matchers import describe, normalise
 from verify.core.records import Evidence, Outcome
 from verify.core.units import fmt_time
 from verify.site import checks, rendercache, session
 from verify.site.templating import LABELS as TEXT
-from verify.site.templating import STATUS, render
-from verify.running import engine
+from verify.site.templating import render
 from verify.site.code import function_source, highlight
 
 log = logging.getLogger("mkdocs.verify")
-
-# Status -> (CSS modifier, label); the labels live in verify.site.templating with all the others.
-LABELS = STATUS
 
 
 def _short_date(iso: str | None) -> str:
@@ -70,7 +66,7 @@ def _where(record: Evidence | None, sess: session.Session) -> str:
     if record is None:
         return ""
     merged = _origin_text(sess.origin(record))
-    return engine.where(record) + (f" · {merged}" if merged else "")
+    return ledger.where(record) + (f" · {merged}" if merged else "")
 
 
 def _values_rows(spec_expected: dict[str, Any], record: Evidence | None) -> list[tuple[str, str, str]]:
@@ -153,7 +149,8 @@ def _claim_html(cid: str, sess: session.Session) -> str:
                       message="没有任何 snippet 声明这个 id。")
     record = sess.outcome.local.get(cid)
     status = sess.outcome.status(cid)
-    badges = [(status, _where(record, sess) if status in (evidence.VERIFIED_HERE, evidence.FAILED) else "")]
+    shown_where = status == evidence.FAILED or states.get(status).ran == "here"
+    badges = [(status, _where(record, sess) if shown_where else "")]
     remote = []
     for dev, st in sess.remote_statuses(cid).items():
         other = sess.outcome.remote[dev][cid]

@@ -14,17 +14,18 @@ import logging
 import threading
 import time
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from verify import settings as settings_mod
-from verify.core import evidence
 from verify.core import prose as prose_mod
-from verify.core.errors import Failure, summary
+from verify.errors import Failure, summary
 
 from verify.core.prose import Prose
 from verify.core.records import Evidence
-from verify.running import engine, probe
+from verify.core.ledger import Ledger
 from verify.settings import Settings
+from verify.storage import git
 from verify.storage.fs import Stamp, stamp, tree_stamp
 
 log = logging.getLogger("mkdocs.verify")
@@ -34,15 +35,24 @@ _current: Session | None = None
 _checked_at = 0.0
 RECHECK_S = 1.0
 
+#: Makes the ledger a build shows: ``(settings, run=..., live=...) -> Ledger``. The site only reads
+#: it; :mod:`verify.hooks` (the build's entry) sets it to the engine, which runs what needs running.
+Produce = Callable[..., Ledger]
+produce: Produce | None = None
+
+
+def use(producer: Produce) -> None:
+    global produce
+    produce = producer
+
 
 WATCHED = (("snippets", "*"), ("docs", "*.md"), ("evidence", "*.json"), ("verify", "*.py"))
-LIVE_STAMP = "stamp"  # under Settings.live_dir: touched by verify serve each time claims have finished
 
 
 def _signature(settings: Settings) -> Stamp:
     """The sources' stamps; under ``verify serve`` also its stamp, touched as claims finish behind the server."""
     sources = tree_stamp(settings.root, WATCHED)
-    return sources + stamp([settings.live_dir / LIVE_STAMP]) if settings.live else sources
+    return sources + stamp([settings.live_stamp]) if settings.live else sources
 
 
 def recheck() -> None:
@@ -70,7 +80,9 @@ class Session:
         self.settings = settings
         self.root = settings.root
         self.signature = _signature(settings)
-        self.outcome = engine.verify(settings, run=run, live=settings.live)
+        if produce is None:
+            raise RuntimeError("no ledger producer: import verify.hooks (MkDocs' hook) or call session.use() first")
+        self.outcome: Ledger = produce(settings, run=run, live=settings.live)
         self.prose = scan_pages(settings.docs_dir, settings.cache_dir)
         self.pages = prose_mod.shown(self.prose)
         self.render_keys: dict[str, str] = {}  # claim id -> hash of what its HTML is made from
@@ -93,15 +105,12 @@ class Session:
         if record is None or record.origin is None:
             return None
         commit = record.origin.commit
-        history = probe.in_history(self.root, commit) if commit else None
+        history = git.in_history(self.root, commit) if commit else None
         return {"bundle": record.origin.bundle, "commit": commit, "created": record.origin.created,
                 "in_history": history}
 
     def remote_statuses(self, claim_id: str) -> dict[str, str]:
-        spec = self.outcome.registry.claims[claim_id]
-        current = self.outcome.registry.key(spec.id)
-        return {dev: evidence.status_of(records.get(claim_id), current, local=False)
-                for dev, records in self.outcome.remote.items() if claim_id in records}
+        return self.outcome.remote_statuses(claim_id)
 
     def ledger(self) -> list[dict[str, Any]]:
         """Every claim with its status here and elsewhere: the content of ``evidence.json``."""

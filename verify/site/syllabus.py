@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from verify.core import evidence
+from verify.core import states
 from verify.core.pages import front_matter
 from verify.quiz.schema import TOPICS
 from verify.site import session
@@ -32,7 +32,7 @@ def groups(sess: session.Session) -> list[dict[str, Any]]:
         if not isinstance(meta, dict):
             continue
         mine = [cid for cid, spec in claims.items() if spec.question == page.stem]
-        verified = sum(sess.outcome.status(cid) == evidence.VERIFIED_HERE for cid in mine)
+        verified = sum(states.verified_here(sess.outcome.status(cid)) for cid in mine)
         by_topic.setdefault(meta.get("topic") or "pytorch-internals", []).append({
             "title": meta.get("title", page.stem), "link": f"questions/{page.stem}/",
             "source": _source(meta), "difficulty": DIFFICULTY.get(int(meta.get("difficulty") or 0), ""),

@@ -10,26 +10,21 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from verify.core import evidence
+from verify.core import evidence, states
 
 if TYPE_CHECKING:
     import jinja2
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
-# Claim status -> (CSS modifier of .vf-badge, label).
-STATUS: dict[str, tuple[str, str]] = {
-    evidence.VERIFIED_HERE: ("ok", "已验证"),
-    evidence.VERIFIED_ELSEWHERE: ("ok", "已验证"),
-    evidence.STALE: ("stale", "记录已过期"),
-    evidence.NEEDS_CUDA: ("cuda", "需要 CUDA，本机未运行"),
-    evidence.NOT_APPLICABLE: ("none", "本机不适用（缺少论断声明的条件）"),
-    evidence.NOT_RUN: ("none", "未运行"),
-    evidence.FAILED: ("fail", "失败"),
-}
+def state(key: str, live: bool = False) -> states.State:
+    """A claim status's row of :mod:`verify.core.states`, with its ``verify serve`` words when ``live``."""
+    row = states.get(key)
+    return replace(row, label=row.live_label, mark=row.live_label) if live and row.live_label else row
 
 # Freshness of a stored benchmark result file -> (CSS modifier of .vf-badge, label).
 BENCH_STATE: dict[str, tuple[str, str]] = {
@@ -41,19 +36,14 @@ BENCH_STATE: dict[str, tuple[str, str]] = {
 # Every user-visible word of the fences' HTML. Templates read it as ``L``; sentences that wrap
 # markup around a value stay whole in their template.
 LABELS: dict[str, Any] = {
-    "status": STATUS,
     "bench_state": BENCH_STATE,
-    # Short words of the marker after a claim's sentence (the full label is its title).
-    "mark": {evidence.VERIFIED_HERE: "本机已验证", evidence.VERIFIED_ELSEWHERE: "他机已验证",
-             evidence.STALE: "已过期", evidence.NEEDS_CUDA: "需 CUDA", evidence.NOT_APPLICABLE: "本机不适用", evidence.NOT_RUN: "未运行",
-             evidence.FAILED: "失败"},
     "bad_value": "无法绑定",
     "input_title": "输入：snippet 被给定的值，不是测量结果",
     "unknown_claim": "未知论断",
     "broken_snippet": "snippet 无法载入",
     "unrenderable": "无法渲染",
     "no_results": "尚无结果",
-    "needs_cuda": STATUS[evidence.NEEDS_CUDA][1],
+    "needs_cuda": states.get(evidence.NEEDS_CUDA).label,
     "missing": "—",
     "values_head": ("观测项", "期望", "实际观测"),
     "raises": "抛出 {0}，消息含 “{1}”",
@@ -94,10 +84,6 @@ LABELS: dict[str, Any] = {
 }
 
 
-# Under verify serve a claim not yet run here is being verified behind the server.
-_VERIFYING = "本机验证中"
-LIVE_LABELS: dict[str, Any] = {**LABELS, "status": {**STATUS, evidence.NOT_RUN: ("none", _VERIFYING)},
-                               "mark": {**LABELS["mark"], evidence.NOT_RUN: _VERIFYING}}
 
 
 @functools.cache
@@ -121,7 +107,10 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=False,
     )
-    env.globals["L"] = LIVE_LABELS if settings_mod.for_site().live else LABELS
+    live = settings_mod.for_site().live
+    env.globals["L"] = LABELS
+    env.globals["S"] = functools.partial(state, live=live)  # a status's words and tone: S(status).label
+    env.globals["STATES"] = lambda: [state(k, live) for k in states.STATES]
     return env
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from verify.core import evidence
-from verify.core.errors import ClaimError
+from verify.errors import ClaimError
 from verify.core.records import Evidence, Origin
 from verify.core.registry import Registry
 from verify.settings import Settings

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from verify.core.records import Evidence, Outcome
-from verify.storage.fs import CORRUPT, atomic_write_json, read_json
+from verify.settings import Settings, SettingsError
+from verify.storage.fs import DiskMemo, empty_folder, json_memo
 
 
 def env_key(probe: dict[str, Any]) -> str:
@@ -31,17 +32,18 @@ def env_key(probe: dict[str, Any]) -> str:
 class EvidenceCache:
     def __init__(self, cache_dir: Path, probe: dict[str, Any]):
         self.dir = cache_dir / "evidence" / env_key(probe)
+        self.passes, self.failures = json_memo(self.dir), json_memo(self.dir / "failed")
 
     def path(self, claim_id: str) -> Path:
-        return self.dir / f"{claim_id}.json"
+        return self.passes.path(claim_id)
 
     def failure_path(self, claim_id: str) -> Path:
-        return self.dir / "failed" / f"{claim_id}.json"
+        return self.failures.path(claim_id)
 
     @staticmethod
-    def _read(path: Path, claim_id: str, snippet_hash: str) -> Evidence | None:
-        data = read_json(path)
-        if data is None or data is CORRUPT or not isinstance(data, dict) or data.get("id") != claim_id:
+    def _read(memo: DiskMemo[Any], claim_id: str, snippet_hash: str) -> Evidence | None:
+        data = memo.peek(claim_id)
+        if not isinstance(data, dict) or data.get("id") != claim_id:
             return None
         try:
             record = Evidence.from_json(data)
@@ -50,12 +52,12 @@ class EvidenceCache:
         return record if record.snippet_hash == snippet_hash else None
 
     def get(self, claim_id: str, snippet_hash: str) -> Evidence | None:
-        record = self._read(self.path(claim_id), claim_id, snippet_hash)
+        record = self._read(self.passes, claim_id, snippet_hash)
         return record if record is not None and record.outcome is Outcome.PASS else None
 
     def get_failure(self, claim_id: str, snippet_hash: str) -> Evidence | None:
         """The latest failing run of this claim's current code here, if its last run failed."""
-        record = self._read(self.failure_path(claim_id), claim_id, snippet_hash)
+        record = self._read(self.failures, claim_id, snippet_hash)
         return record if record is not None and record.bad else None
 
     def put(self, record: Evidence) -> Path | None:
@@ -64,14 +66,11 @@ class EvidenceCache:
         Returns the file written (None for a skip, which is made afresh by every verification).
         """
         if record.outcome is Outcome.PASS:
-            path = self.path(record.id)
             self.failure_path(record.id).unlink(missing_ok=True)
-        elif record.bad:
-            path = self.failure_path(record.id)
-        else:
-            return None
-        atomic_write_json(path, record.to_json())
-        return path
+            return self.passes.put(record.id, record.to_json())
+        if record.bad:
+            return self.failures.put(record.id, record.to_json())
+        return None
 
 
 def clear(cache_dir: Path, claim_ids: list[str] | None = None) -> int:
@@ -89,3 +88,20 @@ def clear(cache_dir: Path, claim_ids: list[str] | None = None) -> int:
             path.unlink()
             count += 1
     return count
+
+
+def clearable(settings: Settings) -> Path:
+    """The cache folder, unless it holds more than caches: ``VERIFY_CACHE_DIR`` naming the checkout, a
+    folder above it or the home folder (:class:`SettingsError`)."""
+    cache = settings.cache_dir
+    if cache == settings.root or cache in settings.root.parents or cache == Path.home().resolve():
+        raise SettingsError(f"the cache folder {cache} holds the checkout or a home folder, not only caches: "
+                            "not emptied (set VERIFY_CACHE_DIR to a folder of its own)")
+    return cache
+
+
+def clear_all(settings: Settings, keep: set[str]) -> int:
+    """Empty the cache folder (evidence, rendered pages and plots, the parse, prose and probe caches,
+    compiler caches, bundles) but for the names in ``keep``: as a fresh clone, which has none.
+    Returns how many files went."""
+    return empty_folder(clearable(settings), keep)

@@ -13,7 +13,7 @@ from typing import Any
 
 from verify.core import prose
 from verify.core.binding import Ref
-from verify.storage.fs import CORRUPT, atomic_write_json, read_json
+from verify.storage.fs import MemoFile
 
 FORMAT = 1
 
@@ -31,31 +31,22 @@ def _from_json(data: dict[str, Any]) -> prose.Prose:
         inputs=data["inputs"], measurements=[tuple(m) for m in data["measurements"]])
 
 
+def _entry(text: bytes, sha: str) -> dict[str, Any]:
+    return {"sha": sha, "prose": _to_json(prose.read_text(text.decode("utf-8")))}
+
+
 def read_all(docs_dir: Path, cache_dir: Path | None = None) -> dict[str, prose.Prose]:
     """Page (posix path relative to ``docs_dir``) -> its prose facts, for every ``*.md``."""
-    path = cache_dir / "prose.json" if cache_dir else None
-    cached = read_json(path) if path else None
-    entries: dict[str, Any] = cached["pages"] if isinstance(cached, dict) and cached is not CORRUPT and \
-        cached.get("format") == FORMAT else {}
+    memo = MemoFile(cache_dir / "prose.json" if cache_dir else None, FORMAT, "pages")
     out: dict[str, prose.Prose] = {}
-    fresh: dict[str, Any] = {}
     for page in sorted(Path(docs_dir).rglob("*.md")):
         rel = page.relative_to(docs_dir).as_posix()
         text = page.read_bytes()
         sha = hashlib.sha256(text).hexdigest()
-        entry = entries.get(rel)
-        if isinstance(entry, dict) and entry.get("sha") == sha:
-            try:
-                out[rel] = _from_json(entry["prose"])
-                fresh[rel] = entry
-                continue
-            except (KeyError, TypeError):
-                pass
-        out[rel] = prose.read_text(text.decode("utf-8"))
-        fresh[rel] = {"sha": sha, "prose": _to_json(out[rel])}
-    if path and fresh != entries:
+        entry = memo.get(rel, lambda: _entry(text, sha), valid=lambda e: isinstance(e, dict) and e.get("sha") == sha)
         try:
-            atomic_write_json(path, {"format": FORMAT, "pages": fresh})
-        except OSError:
-            pass
+            out[rel] = _from_json(entry["prose"])
+        except (KeyError, TypeError):  # an entry of this very page that is not one: parsed again
+            out[rel] = _from_json(memo.put(rel, _entry(text, sha))["prose"])
+    memo.save(prune=True)  # pages that are gone leave the file
     return out

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from verify.core.errors import ClaimError
+from verify.errors import ClaimError
 from verify.core.records import MAX_OBSERVED, Evidence
 from verify.settings import Settings
 from verify.storage.fs import atomic_write_json, read_json, unique_keys
@@ -123,8 +123,30 @@ def read(path: Path, rel: str, device_key: str | None = None) -> RecordedFile:
     if commit is not None and (not isinstance(commit, str) or len(commit) > 80):
         raise ClaimError(f"{rel}: git_commit: {str(commit)[:40]!r} is not a commit (text of at most 80 characters)")
     out = {cid: _check_record(rel, str(cid), record, key, latest) for cid, record in data["claims"].items()}
+    machine = data.get("machine") or {}
+    if not isinstance(machine, dict):
+        raise ClaimError(f"{rel}: machine: not an object")
+    _check_bundle_fields(rel, data)
     extra = {k: v for k, v in data.items() if k not in ("format", "device_key", "machine", "claims")}
-    return RecordedFile(path, key, dict(data.get("machine") or {}), out, extra)
+    return RecordedFile(path, key, dict(machine), out, extra)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _check_bundle_fields(rel: str, data: dict[str, Any]) -> None:
+    """What a bundle adds beside its records: file times (seconds by snippet), its wall time, its shard."""
+    files = data.get("files")
+    if files is not None and not (isinstance(files, dict) and all(isinstance(k, str) and _number(v)
+                                                                  for k, v in files.items())):
+        raise ClaimError(f"{rel}: files: expected snippet file -> seconds")
+    if data.get("wall_s") is not None and not _number(data["wall_s"]):
+        raise ClaimError(f"{rel}: wall_s: {data['wall_s']!r} is not a number")
+    shard = data.get("shard")
+    if shard is not None and not (isinstance(shard, list) and len(shard) == 2 and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in shard)):
+        raise ClaimError(f"{rel}: shard: {str(shard)[:40]} is not [K, N]")
 
 
 def load_all(settings: Settings) -> dict[str, dict[str, Evidence]]:

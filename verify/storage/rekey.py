@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from verify.core import registry
-from verify.core.errors import ClaimError
+from verify.errors import ClaimError
 from verify.storage import recorded
 from verify.storage.scan import ScanCache
 

@@ -9,12 +9,13 @@ and the names in its folder are the same (a file named by a snippet may appear b
 from __future__ import annotations
 
 import hashlib
+import threading
 from pathlib import Path
 from typing import Any
 
 from verify.core import registry
 from verify.settings import Settings
-from verify.storage.fs import CORRUPT, atomic_write_json, read_json
+from verify.storage.fs import MemoFile
 
 FORMAT = 6  # bump when verify.core.registry.analyse or verify.core.measuring changes what it computes
 _CACHES: dict[tuple[Path, Path], ScanCache] = {}
@@ -25,30 +26,17 @@ class ScanCache:
 
     def __init__(self, root: Path, cache_dir: Path):
         self.root = root
-        self.path = cache_dir / "scan.json"
-        data = read_json(self.path)
-        ok = isinstance(data, dict) and data is not CORRUPT and data.get("format") == FORMAT
-        self.files: dict[str, dict[str, Any]] = data["files"] if ok else {}
-        self.dirty = False
+        self.memo = MemoFile(cache_dir / "scan.json", FORMAT, "files")
 
     def get(self, path: Path) -> dict[str, Any]:
         sha = hashlib.sha256(path.read_bytes()).hexdigest()
         beside = sorted(p.name for p in path.parent.iterdir()) if path.suffix == ".py" else []
-        rel = path.relative_to(self.root).as_posix()
-        entry = self.files.get(rel)
-        if entry is None or entry.get("sha") != sha or entry.get("beside") != beside:
-            entry = dict(registry.analyse(path, self.root), beside=beside)
-            self.files[rel] = entry
-            self.dirty = True
-        return entry
+        return self.memo.get(path.relative_to(self.root).as_posix(),
+                             lambda: dict(registry.analyse(path, self.root), beside=beside),
+                             valid=lambda entry: entry.get("sha") == sha and entry.get("beside") == beside)
 
     def save(self) -> None:
-        if self.dirty:
-            try:
-                atomic_write_json(self.path, {"format": FORMAT, "files": self.files})
-            except OSError:  # a read-only checkout still builds; it just parses again next time
-                pass
-            self.dirty = False
+        self.memo.save()
 
 
 def facts(settings: Settings) -> ScanCache:
@@ -59,9 +47,49 @@ def facts(settings: Settings) -> ScanCache:
     return _CACHES[key]
 
 
+class _Reading:
+    """The scan cache, noting the facts it gave for each file (what a registry was made from)."""
+
+    def __init__(self, cache: ScanCache):
+        self.cache, self.root = cache, cache.root
+        self.given: dict[Path, dict[str, Any]] = {}
+
+    def get(self, path: Path) -> dict[str, Any]:
+        self.given[path] = entry = self.cache.get(path)
+        return entry
+
+    def save(self) -> None:
+        self.cache.save()
+
+
+_REGISTRIES: dict[tuple[Path, Path], tuple[list[Path], dict[Path, dict[str, Any]], registry.Registry]] = {}
+_lock = threading.Lock()
+
+
 def load_registry(settings: Settings) -> registry.Registry:
-    """Every claim of the checkout, read from the sources (never imported)."""
-    return registry.load(facts(settings))
+    """Every claim of the checkout, read from the sources (never imported).
+
+    Made once per process and checkout while its sources are unchanged: a command asks several times
+    (its filters, its progress display, the engine). Unchanged means the same snippet files and, for
+    every file it was made from, the very facts the scan cache gives now (the same bytes, the same
+    names beside it), so the registry is the one :func:`verify.core.registry.load` would make again.
+    """
+    cache = facts(settings)
+    key = (settings.root, settings.cache_dir)
+    snippets = sorted(settings.snippets_dir.rglob("*.py"))
+    with _lock:
+        hit = _REGISTRIES.get(key)
+    if hit is not None and hit[0] == snippets:
+        try:
+            if all(cache.get(path) is entry for path, entry in hit[1].items()):
+                return hit[2]
+        except OSError:  # a file it was made from is gone
+            pass
+    reading = _Reading(cache)
+    made = registry.load(reading)
+    with _lock:
+        _REGISTRIES[key] = (snippets, reading.given, made)
+    return made
 
 
 def source_key(settings: Settings, path: Path, follow: Any = None) -> str:

@@ -25,25 +25,22 @@ black replaced by ``currentColor``, so they follow the light and dark themes.
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Any
 
 from markupsafe import Markup
 
 from verify import settings as settings_mod
 from verify.bench import compare as cmp
-from verify.bench import run as bench_run
 from verify.bench import store
 from verify.bench.plot import label, plot
 from verify.core.units import fmt_rate, fmt_time
 from verify.settings import Settings
+from verify.site import session
 from verify.site.fences import safe_fence
 from verify.site.templating import BENCH_STATE, render
 from verify.site.templating import LABELS as TEXT
 
 log = logging.getLogger("mkdocs.verify")
-_lock = threading.Lock()
-_ensured: set[str] = set()
 
 # Result-file freshness -> (CSS modifier, label), kept under its old name for importers.
 STATE_LABEL = BENCH_STATE
@@ -122,20 +119,9 @@ def _device_block(key: str, data: dict[str, Any], group: str, opts: dict[str, st
             "provenance": _provenance(data, files, state)}
 
 
-def _ensure(settings: Settings) -> None:
-    with _lock:
-        if str(settings.root) not in _ensured:
-            _ensured.add(str(settings.root))
-            bench_run.ensure(settings)
-
-
 def render_group(group: str, opts: dict[str, str], settings: Settings) -> str:
-    _ensure(settings)
     stored = store.load_all(settings)
-    try:
-        here = bench_run.device_key(settings)
-    except RuntimeError:
-        here = ""
+    here = session.get().outcome.probe.get("device_key", "")
     order = sorted(stored, key=lambda k: (k != here, k))
     devices = [d for k in order if (d := _device_block(k, stored[k], group, opts, settings, here=k == here))]
     if not devices and opts.get("needs") == "cuda" and not here.startswith("cuda"):
@@ -150,7 +136,7 @@ def render_compare(opts: dict[str, str], group: str, settings: Settings) -> str:
     import fnmatch  # noqa: PLC0415
 
     # "here" names this machine's device key: ``compare: here here-1thread`` works on any machine
-    here = bench_run.device_key(settings)
+    here = session.get().outcome.probe.get("device_key", "")
     a_key, b_key = (k.replace("here", here, 1) if k.startswith("here") else k for k in opts["compare"].split()[:2])
     threshold = float(opts.get("threshold", 0.1))
     stored = store.load_all(settings)

@@ -2,7 +2,7 @@
 
 ::
 
-    python3 -m verify.running.loan --out DIR [--budget 360]
+    python3 -m verify.loan --out DIR [--budget 360]
 
 Meant for a lent GPU machine with torch, pytest and pytest-benchmark and nothing else of the
 project (no network, no installs). In order, each step under the deadline of the plan
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=gpuplan.BUDGET_S, help="seconds the whole run may take")
     parser.add_argument("--root", type=Path, default=None)
     args = parser.parse_args(argv)
-    settings = Settings.for_root(args.root) if args.root else Settings.discover()
+    settings = Settings.for_command(args.root)
     return spend(settings, args.out.resolve(), args.budget)
 
 

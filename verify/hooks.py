@@ -1,4 +1,5 @@
-"""MkDocs hook: write the machine-readable files of the site after the pages are built.
+"""MkDocs hook, and where a build is put together: the engine makes the ledger the pages read
+(:func:`verify.site.session.use`), and the machine-readable files are written after the pages.
 
 Rendering does not depend on this hook (Zensical ignores ``hooks:`` and still renders every
 badge); the hook only adds ``evidence.json`` (the ledger), ``quiz.json`` and the Anki deck to the built site.
@@ -24,11 +25,12 @@ from typing import Any
 from mkdocs.exceptions import PluginError
 
 from verify import settings as settings_mod
-from verify.core.errors import ClaimError
-from verify.quiz import publish
+from verify.errors import ClaimError
+from verify import build  # noqa: F401  (the engine behind the pages)
 from verify.running import quiet
 from verify.settings import Settings
-from verify.site import session
+from verify.site import quiz as site_quiz
+from verify.site import rendercache, session
 from verify.storage.fs import atomic_write_text
 
 LEDGER_FORMAT = 1
@@ -107,6 +109,7 @@ def on_post_build(config: Any, **kwargs: Any) -> None:
     site = Path(config["site_dir"])
     try:
         _write_machine_files(config, site)
+        rendercache.prune(settings_mod.for_site())  # the rendered HTML and plots this build did not use
     finally:
         _release()
 
@@ -115,6 +118,6 @@ def _write_machine_files(config: Any, site: Path) -> None:
     try:
         sess = session.get()
         atomic_write_text(site / "evidence.json", json.dumps(ledger_document(sess), ensure_ascii=False, indent=1))
-        publish.write(sess.settings, Path(config["docs_dir"]), site, sess.outcome, config.get("site_url"))
+        site_quiz.write(sess.settings, Path(config["docs_dir"]), site, sess.outcome, config.get("site_url"))
     except ClaimError as exc:  # a clean message naming the file, not a traceback
         raise PluginError(str(exc)) from exc

@@ -1,0 +1,274 @@
+"""``verify quiz``: the mock interview, flashcards and drills in a terminal, progress files, the Anki export.
+
+Only typer and rich are imported at module level: the quiz shows its first question well under
+half a second after the command starts and never imports torch. The commands read the bank here
+(the claims' sentences and drills from a ledger made from the cache, nothing run) and hand it to
+:mod:`verify.quiz.practice`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from verify.cli.common import RootOpt, settings_for
+from verify.quiz import practice
+from verify.quiz.tui import console
+
+if TYPE_CHECKING:
+    from verify.quiz.claims import ClaimFacts
+    from verify.quiz.progress import Progress
+    from verify.quiz.schema import Bank, Question
+    from verify.settings import Settings
+
+log = logging.getLogger("verify.quiz")
+quiz_app = typer.Typer(help="模拟面试、闪卡和预测输出练习（终端），进度文件的导入导出，以及 Anki 牌组。",
+                       no_args_is_help=True, add_completion=False)
+
+NOpt = Annotated[int, typer.Option("--n", "-n", help="练几道")]
+TagOpt = Annotated[list[str], typer.Option("--tag", help="只练带这个标签的题（可重复）")]
+DiffOpt = Annotated[str | None, typer.Option("--difficulty", help="难度：一个数或一段，如 2、1-3")]
+DueOpt = Annotated[bool, typer.Option("--due", help="只练到期该复习的")]
+DbOpt = Annotated[Path | None, typer.Option("--db", help="进度数据库（默认在用户数据目录下）")]
+SeedOpt = Annotated[int | None, typer.Option("--seed", help="随机种子，让顺序可重复")]
+UrlOpt = Annotated[str | None, typer.Option("--site-url", help="站点地址，让链接成为完整网址（默认读 mkdocs.yml 的 site_url）")]
+FileArg = Annotated[Path, typer.Argument(help="进度文件（JSON，和网页上「导出进度」的格式相同）")]
+
+
+def _chinese_help() -> None:
+    """Chinese titles and help for ``--help`` (imported only when help is asked for: not on the start path)."""
+    import typer.rich_utils as ru  # noqa: PLC0415
+
+    ru.OPTIONS_PANEL_TITLE, ru.COMMANDS_PANEL_TITLE, ru.ARGUMENTS_PANEL_TITLE = "选项", "命令", "参数"
+    core = getattr(typer, "core", None)
+    command = getattr(core, "TyperCommand", None)
+    for cls in {c for c in (command, getattr(core, "TyperGroup", None)) if c is not None}:
+        original = cls.get_help_option
+
+        def get_help_option(self, ctx, _original=original):  # type: ignore[no-untyped-def]
+            option = _original(self, ctx)
+            if option is not None:
+                option.help = "显示这段帮助并退出。"
+            return option
+
+        cls.get_help_option = get_help_option
+
+
+if "--help" in sys.argv or "-h" in sys.argv:
+    _chinese_help()
+
+
+# --- the bank ---------------------------------------------------------------------------------
+
+def _fail(message: str) -> typer.Exit:
+    console.print(message, style="red", markup=False)
+    return typer.Exit(2)
+
+
+def claim_facts(settings: Settings) -> ClaimFacts:
+    """Every claim's sentence, the pages' bound values and the drills, from what the cache holds (nothing
+    is run); empty where nothing can be read (no snippets, no torch)."""
+    from verify.errors import ClaimError  # noqa: PLC0415
+    from verify.quiz.claims import ClaimFacts, gather  # noqa: PLC0415
+    from verify.running import engine  # noqa: PLC0415
+
+    try:
+        return gather(engine.verify(settings, run=False), settings.docs_dir)
+    except (ClaimError, OSError, RuntimeError) as exc:  # answers without claims
+        log.debug("quiz: claim facts unavailable: %s", exc)
+        return ClaimFacts()
+
+
+def site_url(settings: Settings, given: str | None = None) -> str | None:
+    """The site's address, ending in ``/``: ``given`` (an option), else ``site_url`` of the checkout's mkdocs.yml."""
+    from verify.quiz.reference import site_url as configured  # noqa: PLC0415
+
+    return given.rstrip("/") + "/" if given else configured(settings.root)
+
+
+def load_bank(settings: Settings, *, url: str | None = None) -> Bank:
+    """The validated bank (answers, drills, absolute links when the site's address is known), or exit 2
+    with every problem printed."""
+    from verify.quiz.bank import BankError, build_bank  # noqa: PLC0415
+
+    try:
+        bank = build_bank(settings.docs_dir, html=False, facts=claim_facts(settings), site_url=site_url(settings, url))
+    except BankError as exc:
+        raise _fail(str(exc)) from None
+    if not bank.questions:
+        raise _fail("题库为空：没有找到 questions/*.md。")
+    return bank
+
+
+def load_outline(settings: Settings) -> list[Question]:
+    """The questions' front matter, validated (enough to pick and ask); exit 2 with every problem."""
+    from verify.quiz.bank import BankError, outline  # noqa: PLC0415
+
+    try:
+        questions = outline(settings.docs_dir)
+    except BankError as exc:
+        raise _fail(str(exc)) from None
+    if not questions:
+        raise _fail("题库为空：没有找到 questions/*.md。")
+    return questions
+
+
+def _difficulty_range(spec: str | None) -> tuple[int, int]:
+    if not spec:
+        return 1, 5
+    try:
+        lo, _, hi = spec.partition("-")
+        return int(lo), int(hi or lo)
+    except ValueError:
+        raise typer.BadParameter(f"应为 2 或 1-3 这样的写法，而不是 {spec!r}", param_hint="--difficulty") from None
+
+
+def _nothing(due: bool) -> None:
+    console.print("没有到期的卡片。" if due else "没有符合条件的题目。", style="yellow")
+
+
+def _start(root: Path | None, db: Path | None, n: int, tag: list[str], difficulty: str | None, due: bool,
+           seed: int | None) -> tuple[Settings, Progress, list[Question]] | None:
+    """Settings, the progress store and the picked questions; None (store closed, reason printed) when none fit."""
+    settings = settings_for(root)
+    span = _difficulty_range(difficulty)
+    questions = load_outline(settings)
+    store = practice.open_progress(db)
+    picked = practice.pick(questions, store, n, tag, span, due, seed)
+    if not picked:
+        store.close()
+        _nothing(due)
+        return None
+    return settings, store, picked
+
+
+# --- the commands -------------------------------------------------------------------------------
+
+@quiz_app.command()
+def mock(n: NOpt = 5, tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOpt = False,  # noqa: B006
+         seconds: Annotated[int, typer.Option(help="每题限时（秒）")] = 180,
+         db: DbOpt = None, seed: SeedOpt = None, root: RootOpt = None) -> None:
+    """模拟面试：倒计时作答、追问、考察点覆盖率（只是提示）、参考答案、自评（FSRS 安排复习）。"""
+    started = _start(root, db, n, tag, difficulty, due, seed)
+    if started is not None:
+        settings, store, picked = started
+        practice.mock(store, picked, practice.Answers(lambda: load_bank(settings)), seconds, seed)
+
+
+@quiz_app.command()
+def cards(n: NOpt = 10, tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOpt = False,  # noqa: B006
+          db: DbOpt = None, seed: SeedOpt = None, root: RootOpt = None) -> None:
+    """闪卡：看题、回想、翻面对照普通回答与更好的回答（按节折叠）、自评。"""
+    started = _start(root, db, n, tag, difficulty, due, seed)
+    if started is not None:
+        settings, store, picked = started
+        practice.flashcards(store, picked, practice.Answers(lambda: load_bank(settings)))
+
+
+@quiz_app.command()
+def drill(n: NOpt = 10, question: Annotated[str | None, typer.Option(help="只练这道题的")] = None,
+          tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOpt = False,  # noqa: B006
+          db: DbOpt = None, seed: SeedOpt = None, root: RootOpt = None, site_url: UrlOpt = None) -> None:
+    """预测输出：看代码，预测观测值（形状、stride、异常、哪个更快），对照构建时的真实观测，自评。"""
+    span = _difficulty_range(difficulty)
+    bank = load_bank(settings_for(root), url=site_url)
+    pool = [d for d in bank.drills if not question or d.question == question]
+    if not pool:
+        console.print("没有可练的预测输出题：先运行 `verify run`（或构建一次网站）把观测值记下来。", style="yellow")
+        return
+    store = practice.open_progress(db)
+    picked = practice.pick(pool, store, n, tag, span, due, seed)
+    if not picked:
+        store.close()
+        _nothing(due)
+        return
+    practice.drills(store, picked)
+
+
+@quiz_app.command()
+def stats(db: DbOpt = None, root: RootOpt = None) -> None:
+    """复习进度：每道题的状态、下次复习时间与平均覆盖率，以及预测输出练了多少。"""
+    from rich.table import Table  # noqa: PLC0415
+
+    from verify.quiz.progress import STATE_NAMES  # noqa: PLC0415
+
+    bank = load_bank(settings_for(root))
+    store = practice.open_progress(db)
+    weak = {q: (c, k) for q, c, k in store.weakest(limit=1000)}
+    table = Table("题目", "状态", "下次复习", "平均覆盖率", "次数", title=f"进度：{store.path}")
+    for q in bank.questions:
+        card = store.card(q.id)
+        c, k = weak.get(q.id, (None, len(store.reviews(q.id))))
+        table.add_row(q.title, STATE_NAMES[card.state.value] if card else "新卡",
+                      f"{card.due.astimezone():%Y-%m-%d %H:%M}" if card else "-",
+                      f"{c:.0%}" if c is not None else "-", str(k))
+    console.print(table)
+    drills = [d.id for d in bank.drills]
+    seen = [i for i in drills if store.card(i) is not None]
+    console.print(f"预测输出：已练 {len(seen)} / {len(drills)} 道，到期 {len(store.due(drills))} 道。", markup=False)
+    store.close()
+
+
+@quiz_app.command("import")
+def import_(file: FileArg, db: DbOpt = None, root: RootOpt = None) -> None:
+    """导入进度文件（网页上导出的，或 `verify quiz export` 写的）：题库里没有的 id 会列出并跳过。"""
+    from verify.quiz import progress  # noqa: PLC0415
+
+    try:
+        if file.stat().st_size > progress.MAX_BYTES:  # refused before it is read into memory
+            raise progress.NotAProgressFile(f"文件有 {file.stat().st_size:,} 字节，进度文件最多 {progress.MAX_BYTES:,} 字节")
+        obj = progress.read(file.read_bytes())
+    except OSError as exc:
+        console.print(f"导入失败：{file} 读不了（{exc.strerror}）。现有进度未改动。", style="red", markup=False)
+        raise typer.Exit(2) from None
+    except progress.NotAProgressFile as exc:
+        console.print(f"导入失败：{file}：{exc}。现有进度未改动。", style="red", markup=False)
+        raise typer.Exit(2) from None
+    known = load_bank(settings_for(root)).known()
+    store = practice.open_progress(db)
+    try:
+        done = progress.import_into(store, obj, known)
+    finally:
+        store.close()
+    console.print(f"已导入 {done.cards} 张卡片的进度、{done.reviews} 条自评" +
+                  (f"；{done.kept} 张卡片这里的更新，保留了这里的" if done.kept else "") + "。", markup=False, soft_wrap=True)
+    if done.unknown:
+        hint = ("（预测输出题要有观测值才在题库里：先运行 `verify run`）"
+                if any(i.startswith("drill:") for i in done.unknown) else "")
+        console.print(f"跳过 {len(done.unknown)} 个题库里没有的 id：" + "、".join(done.unknown[:10]) + hint,
+                      style="yellow", markup=False, soft_wrap=True)
+
+
+@quiz_app.command("export")
+def export_(file: FileArg, db: DbOpt = None) -> None:
+    """导出进度文件：网页上的「导入进度…」可以读它。"""
+    from verify.quiz import progress  # noqa: PLC0415
+
+    store = practice.open_progress(db)
+    try:
+        data = progress.export(store)
+    finally:
+        store.close()
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    console.print(f"已导出 {len(data['cards'])} 张卡片、{len(data['log'])} 条自评到 {file}。", markup=False, soft_wrap=True)
+
+
+@quiz_app.command()
+def anki(out: Annotated[Path, typer.Option("--out", "-o", help="写出的 .apkg 文件")] = Path("interview-quiz.apkg"),
+         site_url: UrlOpt = None, root: RootOpt = None) -> None:
+    """导出 Anki 牌组（.apkg）：每个考察点、追问和预测输出一张卡；GUID 由 id 生成，重新导入会更新而不是重复。"""
+    from collections import Counter  # noqa: PLC0415
+
+    from verify.quiz.deck import KINDS, cards_of, export  # noqa: PLC0415
+
+    bank = load_bank(settings_for(root), url=site_url)
+    counts = Counter(c.kind for c in cards_of(bank))
+    path = export(bank, out)
+    detail = "、".join(f"{KINDS[k]} {counts[k]}" for k in KINDS)
+    console.print(f"已写出 {sum(counts.values())} 张笔记（{detail}）：{path}", markup=False, soft_wrap=True)

@@ -1,0 +1,227 @@
+"""A round of practice in the terminal: what is picked, the mock interview, flashcards, drills, the rating.
+
+The commands (`verify/cli/quiz.py`) read the bank and open the progress store; a round here asks,
+scores, shows the answers and records each self-rating as it is given. The first question shows
+from the front matter alone; the answers, which need the page bodies, are read in a thread
+(:class:`Answers`) while the candidate thinks, and jieba's dictionary loads in another.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from verify.quiz import tui
+from verify.quiz.tui import Panel, clock, console, read_answer
+
+if TYPE_CHECKING:
+    from verify.quiz.progress import Progress
+    from verify.quiz.schema import Bank, Drill, Question
+    from verify.quiz.scoring import Score
+
+Item = TypeVar("Item", "Question", "Drill")
+
+
+def open_progress(db: Any) -> Progress:
+    """The progress store at ``db`` (default: the user's), saying what was moved aside or skipped."""
+    from verify.quiz.progress import Progress  # noqa: PLC0415  (fsrs: not before the first question)
+
+    opened = Progress.open(db)
+    if opened.moved_aside:
+        console.print(f"进度数据库已损坏，无法读取：已移到 {opened.moved_aside}，并新建了一个空的进度库。",
+                      style="yellow", markup=False)
+    if opened.skipped:
+        console.print(f"进度库里有 {len(opened.skipped)} 行无法读取，已跳过（其余进度都保留）：" +
+                      "；".join(opened.skipped[:5]), style="yellow", markup=False)
+    return opened.store
+
+
+def pick(items: Sequence[Item], store: Progress, n: int, tags: list[str], difficulty: tuple[int, int], due: bool,
+         seed: int | None) -> list[Item]:
+    """What the schedule brings back first, then what was never seen, then the rest (only due ones with ``due``)."""
+    lo, hi = difficulty
+    pool = [q for q in items if lo <= q.difficulty <= hi and (not tags or set(tags) & set(q.tags))]
+    by_id = {q.id: q for q in pool}
+    rng = random.Random(seed)
+    due_ids = store.due(list(by_id))
+    if due:
+        return [by_id[i] for i in due_ids][:n]
+    new = [q for q in pool if store.card(q.id) is None]
+    rest = [q for q in pool if q.id not in due_ids and q not in new]
+    rng.shuffle(new)
+    rng.shuffle(rest)
+    return ([by_id[i] for i in due_ids] + new + rest)[:n]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One rated item of the round, for the summary."""
+
+    title: str
+    link: str
+    rating: int
+    coverage: float = 0.0
+    seconds: float = 0.0
+    score: Score | None = None
+
+
+def _rate(store: Progress, qid: str, coverage: float | None, seconds: float | None, default: int | None = None) -> int:
+    from verify.quiz.progress import RATINGS  # noqa: PLC0415
+
+    choices = " / ".join(f"{k} {v}" for k, v in RATINGS.items())
+    suggestion = f"（回车 = {RATINGS[default]}）" if default else ""
+    while True:
+        raw = input(f"自评 [{choices}]{suggestion}: ").strip() or (str(default) if default else "")
+        if raw in ("1", "2", "3", "4"):
+            card = store.review(qid, int(raw), coverage=coverage, seconds=seconds)
+            local = card.due.astimezone()
+            console.print(f"已记录：{RATINGS[int(raw)]}，下次复习 {local:%Y-%m-%d %H:%M}", markup=False)
+            return int(raw)
+        console.print("请输入 1、2、3 或 4。", style="yellow")
+
+
+def _summary(rows: list[Row], mock: bool) -> None:
+    if not rows:
+        return
+    from rich.table import Table  # noqa: PLC0415
+
+    from verify.quiz.progress import RATINGS  # noqa: PLC0415
+
+    table = Table("题目", "覆盖率" if mock else "", "用时" if mock else "", "自评", title="本轮小结", title_justify="left")
+    for r in rows:
+        table.add_row(r.title, f"{r.coverage:.0%}" if mock else "", clock(r.seconds) if mock else "", RATINGS[r.rating])
+    console.print(table)
+    if not mock:
+        return
+    weak = sorted(((p.fraction, p.point, r.link) for r in rows if r.score for p in r.score.points if p.fraction < 1),
+                  key=lambda t: t[0])
+    if weak:
+        console.print("最薄弱的考察点：", style="bold")
+        for frac, point, link in weak[:5]:
+            console.print(f"  {frac:.0%}  {point}  → {link}", markup=False)
+    else:
+        console.print("所有考察点都覆盖到了。", style="green")
+
+
+@contextlib.contextmanager
+def _round(store: Progress, rows: list[Row], mock: bool) -> Iterator[None]:
+    """Around a quiz loop: Ctrl-D or Ctrl-C ends it quietly; the summary shows and the store closes."""
+    try:
+        yield
+    except (EOFError, KeyboardInterrupt):
+        console.print("\n已退出，已评分的题目都已保存。", style="yellow")
+    finally:
+        _summary(rows, mock=mock)
+        store.close()
+
+
+class Answers:
+    """The full bank (answers need the page bodies), read in the background once the first question shows.
+
+    ``load`` makes the bank; what it raises (a bank that does not validate) is raised by :meth:`of`.
+    """
+
+    def __init__(self, load: Callable[[], Bank]):
+        self.load = load
+        self.bank: Bank | None = None
+        self.error: Exception | None = None
+        self.thread = threading.Thread(target=self._load, daemon=True)
+
+    def _load(self) -> None:
+        try:
+            self.bank = self.load()
+        except Exception as exc:  # noqa: BLE001  (raised again where the answer is wanted)
+            self.error = exc
+
+    def start(self) -> None:
+        if not self.thread.is_alive() and self.bank is None and self.error is None:
+            self.thread.start()
+
+    def of(self, qid: str) -> Question:
+        self.start()
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        assert self.bank is not None
+        return self.bank.question(qid)
+
+
+def mock(store: Progress, picked: list[Question], answers: Answers, seconds: int, seed: int | None) -> None:
+    """The mock interview: a timed answer, a follow-up, the score as a hint, the answers, the self-rating."""
+    from verify.quiz import scoring  # noqa: PLC0415  (jieba is imported lazily inside)
+
+    rng = random.Random(seed)
+    warm = threading.Thread(target=scoring.warm_up, daemon=True)
+    rows: list[Row] = []
+    with _round(store, rows, mock=True):
+        for i, q in enumerate(picked, 1):
+            console.print(tui.header(i, len(picked), q))
+            answers.start()  # the page bodies are read while the candidate thinks
+            console.print(f"限时 {clock(seconds)}。用自己的话回答，空行结束。", style="bold")
+            if not warm.is_alive() and i == 1:
+                warm.start()
+            start = time.monotonic()
+            answer = read_answer("开始作答：", seconds, start)
+            took = time.monotonic() - start
+            over = took > seconds
+            console.print(f"用时 {clock(took)}" + ("（超时）" if over else ""), style="red" if over else "dim",
+                          markup=False)
+            fu = rng.choice(q.follow_ups)
+            console.print(Panel(fu.q, title="追问", title_align="left", border_style="magenta"))
+            follow = read_answer("回答追问：")
+            warm.join()
+            full = answers.of(q.id)
+            result = scoring.score(answer + "\n" + follow, full.key_points)
+            tui.score_table(result)
+            tui.show_answers(full)
+            console.print(Panel(fu.a, title="追问参考", title_align="left", border_style="magenta"))
+            rating = _rate(store, q.id, result.coverage, took)
+            rows.append(Row(full.title, full.page_url or full.url, rating, result.coverage, took, result))
+
+
+def flashcards(store: Progress, picked: list[Question], answers: Answers) -> None:
+    """Flashcards: the question, a moment to recall, the answers folded by section, the self-rating."""
+    rows: list[Row] = []
+    with _round(store, rows, mock=False):
+        for i, q in enumerate(picked, 1):
+            console.print(tui.header(i, len(picked), q))
+            answers.start()
+            input("想好后按回车翻面 ")
+            full = answers.of(q.id)
+            tui.show_answers(full)
+            console.print("考察点：\n" + "\n".join(f"  • {kp.point}" for kp in full.key_points), markup=False)
+            rows.append(Row(full.title, full.page_url or full.url, _rate(store, q.id, None, None)))
+
+
+def _predict(d: Drill) -> Any:
+    """The candidate's prediction: text, or for a performance drill {"faster", "factor"}."""
+    if d.format != "faster" or not d.options:
+        return input("你的预测：").strip()
+    a, b = d.options
+    while True:
+        raw = input(f"哪个更快？[1 {a} / 2 {b} / 3 差不多]: ").strip()
+        if raw in ("1", "2", "3"):
+            break
+        console.print("请输入 1、2 或 3。", style="yellow")
+    if raw == "3":
+        return {"faster": "same", "factor": None}
+    return {"faster": (a, b)[int(raw) - 1], "factor": input("慢的一方耗时大约是快的一方的几倍？").strip()}
+
+
+def drills(store: Progress, picked: list[Drill]) -> None:
+    """Predict the output: the code, a prediction checked against the observation, the self-rating."""
+    from verify.quiz.drills import check  # noqa: PLC0415
+
+    rows: list[Row] = []
+    with _round(store, rows, mock=False):
+        for i, d in enumerate(picked, 1):
+            tui.show_drill(i, len(picked), d)
+            right = check(d, _predict(d))
+            tui.reveal_drill(d, right)
+            rating = _rate(store, d.id, None, None, default=3 if right else 1)
+            rows.append(Row(f"{d.title} · {d.claim}", d.page_url or d.url, rating))
