@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from tests._project import settings
 from verify.bench import compare as cmp
 from verify.bench import store
+from verify.bench.results import Results
 from verify.cli.bench import bench_app
 from verify.core import registry
 from verify.storage import scan
@@ -62,6 +63,11 @@ def run_json(benchmarks: list[dict], sources: dict[str, str], when: str = "2025-
     }
 
 
+def results(benchmarks: list[dict], sources: dict[str, str], **kw) -> Results:
+    """:func:`run_json` as the store reads it."""
+    return Results.from_json(run_json(benchmarks, sources, **kw))
+
+
 def write(path: Path, data: dict) -> Path:
     path.write_text(json.dumps(data), encoding="utf-8")
     return path
@@ -75,10 +81,10 @@ A, B = "tests/test_bench_a.py", "tests/test_bench_b.py"
 def test_merge_replaces_the_files_that_ran_and_keeps_the_rest():
     old = run_json([result(f"{A}::test_x", [1.0, 1.1, 1.2]), result(f"{B}::test_y", [2.0, 2.1, 2.2])],
                    {A: "a1", B: "b1"}, when="2025-01-01T00:00:00")
-    old = store.merge(None, old)
+    old = store.merge(None, Results.from_json(old))
     new = run_json([result(f"{A}::test_x", [3.0, 3.1, 3.2]), result(f"{A}::test_z", [4.0, 4.1, 4.2])],
                    {A: "a2"}, when="2025-02-02T00:00:00", cpu="Other CPU")
-    merged = store.merge(old, new)
+    merged = store.merge(old, Results.from_json(new)).to_json()
     by_name = {b["fullname"]: b["stats"]["median"] for b in merged["benchmarks"]}
     assert by_name == {f"{A}::test_x": 3.1, f"{A}::test_z": 4.1, f"{B}::test_y": 2.1}
     assert merged["sources"] == {A: "a2", B: "b1"}
@@ -89,10 +95,10 @@ def test_merge_replaces_the_files_that_ran_and_keeps_the_rest():
 
 
 def test_merge_into_nothing_and_a_file_that_lost_a_benchmark():
-    first = store.merge(None, run_json([result(f"{A}::test_x", [1, 2, 3]), result(f"{A}::test_old", [1, 2, 3])],
-                                       {A: "a1"}))
-    again = store.merge(first, run_json([result(f"{A}::test_x", [1, 2, 3])], {A: "a2"}))
-    assert [b["name"] for b in again["benchmarks"]] == ["test_x"]  # a removed benchmark does not linger
+    first = store.merge(None, results([result(f"{A}::test_x", [1, 2, 3]), result(f"{A}::test_old", [1, 2, 3])],
+                                      {A: "a1"}))
+    again = store.merge(first, results([result(f"{A}::test_x", [1, 2, 3])], {A: "a2"}))
+    assert [b.name for b in again.benchmarks] == ["test_x"]  # a removed benchmark does not linger
 
 
 def test_load_rejects_what_is_not_a_result_file(tmp_path):
@@ -100,7 +106,7 @@ def test_load_rejects_what_is_not_a_result_file(tmp_path):
     assert store.load(write(tmp_path / "other.json", {"claims": []})) is None
     (tmp_path / "broken.json").write_text("{not json", encoding="utf-8")
     assert store.load(tmp_path / "broken.json") is None
-    assert store.load(write(tmp_path / "ok.json", run_json([], {})))["benchmarks"] == []
+    assert store.load(write(tmp_path / "ok.json", run_json([], {}))).benchmarks == ()
 
 
 # --- freshness --------------------------------------------------------------------------------
@@ -123,14 +129,14 @@ def test_only_marked_files_are_benchmarks(project):
 def test_freshness_current_stale_missing(project):
     hashes = store.current_hashes(settings(project))
     assert set(hashes) == {A, B}
-    data = run_json([], {A: hashes[A], B: "0000"})
+    data = results([], {A: hashes[A], B: "0000"})
     assert store.freshness(settings(project), data) == {A: "current", B: "stale"}
     assert store.freshness(settings(project), None) == {A: "missing", B: "missing"}
-    assert store.freshness(settings(project), run_json([], {A: hashes[A]})) == {A: "current", B: "missing"}
+    assert store.freshness(settings(project), results([], {A: hashes[A]})) == {A: "current", B: "missing"}
 
 
 def test_editing_a_benchmark_or_its_workload_makes_it_stale(project):
-    data = run_json([], store.current_hashes(settings(project)))
+    data = results([], store.current_hashes(settings(project)))
     (project / "tests" / "test_bench_a.py").write_text(MARKED.format(body=10), encoding="utf-8")
     assert store.freshness(settings(project), data) == {A: "stale", B: "current"}
     # A workload module it imports counts too.
@@ -139,13 +145,13 @@ def test_editing_a_benchmark_or_its_workload_makes_it_stale(project):
     (project / "snippets" / "work.py").write_text("N = 1\n", encoding="utf-8")
     (project / "tests" / "test_bench_b.py").write_text("from snippets import work\n" + MARKED.format(body=2),
                                                        encoding="utf-8")
-    data = run_json([], store.current_hashes(settings(project)))
+    data = results([], store.current_hashes(settings(project)))
     (project / "snippets" / "work.py").write_text("N = 2\n", encoding="utf-8")
     assert store.freshness(settings(project), data) == {A: "current", B: "stale"}
 
 
 def test_a_failed_run_stays_stale(project):
-    data = run_json([], {A: "failed", B: store.current_hashes(settings(project))[B]})  # what run() stores after a failure
+    data = results([], {A: "failed", B: store.current_hashes(settings(project))[B]})  # what run() stores after a failure
     assert store.freshness(settings(project), data)[A] == "stale"
 
 
@@ -161,23 +167,23 @@ def pair(ratio: float, threshold_names=("x",)) -> tuple[dict, dict]:
                                                 (1 / 1.05, "same")])
 def test_compare_verdicts_at_a_ten_percent_threshold(ratio, verdict):
     a, b = pair(ratio)
-    (row,) = cmp.compare(a, b, threshold=0.1)
-    assert row["verdict"] == verdict
-    assert row["ratio"] == pytest.approx(ratio)
-    assert row["a_s"] == pytest.approx(1.1e-4)  # per call: the round median over inner
+    (row,) = cmp.compare(Results.from_json(a), Results.from_json(b), threshold=0.1)
+    assert row.verdict == verdict
+    assert row.ratio == pytest.approx(ratio)
+    assert row.a_s == pytest.approx(1.1e-4)  # per call: the round median over inner
 
 
 def test_compare_threshold_moves_the_line():
-    a, b = pair(1.2)
-    assert cmp.compare(a, b, threshold=0.25)[0]["verdict"] == "same"
-    assert cmp.compare(a, b, threshold=0.15)[0]["verdict"] == "regressed"
+    a, b = (Results.from_json(x) for x in pair(1.2))
+    assert cmp.compare(a, b, threshold=0.25)[0].verdict == "same"
+    assert cmp.compare(a, b, threshold=0.15)[0].verdict == "regressed"
 
 
 def test_compare_reads_stats_when_extra_info_has_no_median():
-    a = run_json([result(f"{A}::test_x", [1.0, 2.0, 3.0])], {})
-    b = run_json([result(f"{A}::test_x", [2.0, 4.0, 6.0]), result(f"{A}::test_only_b", [1.0, 1.0, 1.0])], {})
+    a = results([result(f"{A}::test_x", [1.0, 2.0, 3.0])], {})
+    b = results([result(f"{A}::test_x", [2.0, 4.0, 6.0]), result(f"{A}::test_only_b", [1.0, 1.0, 1.0])], {})
     (row,) = cmp.compare(a, b)  # only benchmarks present in both
-    assert (row["a_s"], row["b_s"], row["verdict"]) == (2.0, 4.0, "regressed")
+    assert (row.a_s, row.b_s, row.verdict) == (2.0, 4.0, "regressed")
 
 
 @pytest.mark.parametrize(("ratio", "code"), [(1.5, 1), (1.02, 0), (0.5, 0)])

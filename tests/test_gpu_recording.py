@@ -27,17 +27,18 @@ from verify import settings as settings_mod
 from verify.site import bench_fence as bench_fence_mod
 from verify.bench import store
 from verify.core import binding, evidence
-from verify.core.records import Outcome, Provenance, WorkerResult
+from verify.bench.results import Results
+from verify.core.records import Machine, Outcome, Provenance, WorkerResult
 from verify.running import probe
 from verify.settings import Settings
 from verify.site import fences, inline, session
 from verify.site import quiz as site_quiz
-from verify.storage import bundles, recorded, scan
+from verify.storage import recorded, scan
 from verify.storage.fs import atomic_write_json
 
 CPU, GPU = "tiny.count", "tiny.h2d"
 GPU_NAME = "NVIDIA H200"
-KEY = probe.device_key({"device": "cuda", "gpu_name": GPU_NAME})  # what the probe of an H200 calls it
+KEY = probe.device_key(Machine(device="cuda", gpu_name=GPU_NAME))  # what the probe of an H200 calls it
 # a few days ago: a recorded date must lie between 2000 and now
 DATE = (datetime.now(timezone.utc) - timedelta(days=3)).replace(microsecond=0).isoformat()
 DAY = DATE[:10]
@@ -150,7 +151,7 @@ def record_gpu(root: Path, observed: dict[str, Any], *, outcome: Outcome | None 
     record = evidence.make(spec, reg.key(GPU), verdict, message, _gpu_provenance(), raw)
     if outcome is not None:
         record = replace(record, outcome=outcome, message="every expectation holds")
-    machine = bundles.machine_of({**_gpu_provenance().to_json(), "cuda_runtime": "13.0"})
+    machine = Machine.from_json({**_gpu_provenance().to_json(), "cuda_runtime": "13.0"}).recorded()
     return recorded.write(conf, KEY, {GPU: record}, machine)
 
 
@@ -179,9 +180,9 @@ def record_bench(root: Path, gpu_name: str, source_key: str | None = None) -> Pa
                                                     "branch": "main"},
            "benchmarks": [_bench_entry(2**20, 1.1e-4), _bench_entry(2**24, 1.3e-3)], "datetime": DATE,
            "version": "5.1.0", "sources": {BENCH_TEST: source_key or store.source_hash(conf, BENCH_TEST)}}
-    path = conf.bench_dir / f"{probe.device_key({'device': 'cuda', 'gpu_name': gpu_name})}.json"
+    path = conf.bench_dir / f"{probe.device_key(Machine(device='cuda', gpu_name=gpu_name))}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(path, store.merge(store.load(path), raw))
+    atomic_write_json(path, store.merge(store.load(path), Results.from_json(raw)).to_json())
     return path
 
 
@@ -302,8 +303,8 @@ def test_the_session_ledger_fence_and_inline_values_read_the_record(built, monke
     assert sess.outcome.status(GPU) == evidence.NEEDS_CUDA and sess.outcome.local[GPU].outcome is Outcome.SKIPPED
     assert sess.remote_statuses(GPU) == {KEY: evidence.VERIFIED_ELSEWHERE}
     assert sess.outcome.sentence(GPU) == SENTENCE
-    row = {r["id"]: r for r in sess.ledger()}[GPU]
-    assert [(e["device_key"], e["status"], e["device"], e["torch"]) for e in row["elsewhere"]] == [
+    row = {r.id: r for r in sess.ledger()}[GPU]
+    assert [(e.device_key, e.status, e.device, e.torch) for e in row.elsewhere] == [
         (KEY, evidence.VERIFIED_ELSEWHERE, GPU_NAME, "2.11.0")]
 
     ledger = fences.ledger_fence("all", "ledger", "ledger", {}, None)
@@ -387,8 +388,8 @@ def test_an_edit_after_the_recording(copy, monkeypatch, what):
     marks = _marks(_summary(fences.claim_fence(GPU, "claim", "claim", {}, None), GPU))
     words = [w for _, _, w in marks]
     assert "本机已验证" not in words
-    row = {r["id"]: r for r in sess.ledger()}[GPU]
-    assert row["elsewhere"][0]["status"] == status
+    row = {r.id: r for r in sess.ledger()}[GPU]
+    assert row.elsewhere[0].status == status
     sentence = sess.outcome.sentence(GPU)
     if status == evidence.VERIFIED_ELSEWHERE:
         assert words == ["需 CUDA", "他机已验证"] and sess.failures == []
@@ -420,7 +421,7 @@ def test_the_built_bench_block_labels_the_gpus_results_as_another_machines(built
     assert proc.returncode == 0, proc.stderr[-3000:]
     html = (root / "site/bench/index.html").read_text(encoding="utf-8")
     blocks = _device_blocks(html)
-    a100 = probe.device_key({"device": "cuda", "gpu_name": "NVIDIA A100-SXM4-80GB"})
+    a100 = probe.device_key(Machine(device="cuda", gpu_name="NVIDIA A100-SXM4-80GB"))
     assert set(blocks) == {KEY, a100}
     h200 = blocks[KEY]
     assert "另一台机器测得，不是本机的结果" in h200 and "本机（构建本站的机器）测得" not in h200

@@ -134,7 +134,7 @@ def test_a_merged_record_says_which_bundle_and_commit_it_came_from(project, tmp_
     monkeypatch.setattr(settings_mod, "_site", settings)
     monkeypatch.setattr(session, "RECHECK_S", 0.0)
     sess = session.get()
-    row = next(r for r in sess.ledger() if r["id"] == "tiny.stride")
+    row = next(r.to_json() for r in sess.ledger() if r.id == "tiny.stride")
     assert row["status"] == evidence.VERIFIED_HERE  # the same environment: counted as this machine's
     assert row["origin"] == {"bundle": "shard-1-of-2.json", "commit": data["git_commit"],
                              "created": data["created"], "in_history": commit == "HEAD"}

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_bank_from_sample_pages(tmp_path):
     ids = write_sample_docs(tmp_path / "docs")
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\nmarkdown_extensions: [admonition]\n", encoding="utf-8")
     bank = build_bank(tmp_path / "docs")
     assert [q.id for q in bank.questions] == ids
     q = bank.question("expand-demo")
@@ -184,3 +185,73 @@ def test_a_page_never_contradicts_itself(tmp_path):
         "docs/questions/repeat-vs-expand.md: {'statement': 'expand 会拷贝', 'said': 'expand 会拷贝'}"]
     if (ROOT / "docs" / "questions").is_dir():  # the real pages' contradicts, wherever they are written
         assert _own_answer_contradictions(ROOT / "docs") == []
+
+
+# --- the answers rendered with the site's Markdown ----------------------------------------------
+
+def test_the_answers_are_rendered_with_the_extensions_mkdocs_yml_declares(tmp_path):
+    write_sample_docs(tmp_path / "docs")
+    plain = build_bank(tmp_path / "docs").question("expand-demo").better_answer_html
+    assert "admonition" not in plain and '!!! warning "常见说法不准确"' in plain  # MkDocs' defaults only
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\nmarkdown_extensions:\n  - admonition\n", encoding="utf-8")
+    bank = build_bank(tmp_path / "docs")  # built again: the site's Markdown changed
+    assert 'class="admonition warning"' in bank.question("expand-demo").better_answer_html
+
+
+def test_one_markdown_converts_each_answer_once(tmp_path, monkeypatch):
+    import markdown  # noqa: PLC0415
+
+    from verify.quiz import bank as bank_mod  # noqa: PLC0415
+
+    ids = write_sample_docs(tmp_path / "docs")
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\nmarkdown_extensions: [admonition, tables]\n", encoding="utf-8")
+    made, converted = [], []
+    init, convert = markdown.Markdown.__init__, markdown.Markdown.convert
+    monkeypatch.setattr(markdown.Markdown, "__init__", lambda self, *a, **k: (made.append(self), init(self, *a, **k))[1])
+    monkeypatch.setattr(markdown.Markdown, "convert", lambda self, text: (converted.append(self), convert(self, text))[1])
+    bank_mod._markdown.cache_clear()
+    bank_mod._build_bank(tmp_path / "docs")
+    bank_mod._build_bank(tmp_path / "docs", site_url="https://example.org/")
+    assert len(made) == 1 and len(converted) == 2 * 2 * len(ids) and set(converted) == set(made)
+
+
+def _toc_anchor(body: str, config) -> str:
+    """The 证据 heading's id as Python-Markdown's toc gives it on the site (the whole page rendered)."""
+    import re  # noqa: PLC0415
+
+    import markdown  # noqa: PLC0415
+
+    names, configs = config.markdown()
+    custom = configs.get("pymdownx.superfences", {}).get("custom_fences", [])
+    configs["pymdownx.superfences"] = {"custom_fences": [dict(f, format=lambda *a, **k: "<div></div>") for f in custom]}
+    html = markdown.Markdown(extensions=names, extension_configs=configs).convert(body)
+    m = re.search(r'<h2 id="([^"]+)"[^>]*>\s*证据', html)
+    return m.group(1) if m else ""
+
+
+@pytest.mark.parametrize("text", [
+    "# 标题\n\n## 普通回答\n\n## 证据\n",
+    "# 训练 7B 模型\n\n## 普通回答\n\n### 子标题\n\n!!! note\n    ### 提示里的标题\n\n## `view` 和 **x**\n\n## 证据\n",
+    "# 标题\n\n## 证据 {#evidence}\n",
+    "# 标题\n\n## a\n\n## a_1\n\n## a\n\n## 证据\n",
+    "# _1\n\n## 证据\n\n```python\n## 不是标题\n```\n",
+])
+def test_the_evidence_anchor_is_the_id_the_site_gives(text):
+    from verify.core.pages import parse_text  # noqa: PLC0415
+    from verify.quiz.bank import _evidence_anchor  # noqa: PLC0415
+    from verify.settings import site_config  # noqa: PLC0415
+
+    config = site_config(ROOT)
+    assert _evidence_anchor(parse_text(text, Path("p.md")), config) == _toc_anchor(text, config)
+
+
+def test_the_evidence_anchor_of_every_real_page_is_the_sites():
+    from verify.core.pages import parse  # noqa: PLC0415
+    from verify.quiz.bank import _evidence_anchor  # noqa: PLC0415
+    from verify.settings import site_config  # noqa: PLC0415
+
+    config = site_config(ROOT)
+    pages = sorted((ROOT / "docs" / "questions").glob("*.md"))
+    for path in pages:
+        page = parse(path)
+        assert _evidence_anchor(page, config) == _toc_anchor(page.body, config) != "", path

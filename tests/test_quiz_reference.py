@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from verify.quiz.reference import NOT_OBSERVED, UNSEEN_VALUE, clean, plain_text, site_url
+from verify.quiz.reference import NOT_OBSERVED, UNSEEN_VALUE, clean, plain_text
+from verify.settings import site_config
 
 SECTION = """\
 张量 = 存储 + 元数据。下面带标记的句子都来自真正执行过的代码，点开句子能看到观测值。
@@ -80,6 +81,6 @@ def test_admonitions_become_quotes():
 
 def test_site_url_from_mkdocs_yml(tmp_path):
     (tmp_path / "mkdocs.yml").write_text("site_name: x\nsite_url: https://example.org/docs\n", encoding="utf-8")
-    assert site_url(tmp_path) == "https://example.org/docs/"
+    assert site_config(tmp_path).site_url == "https://example.org/docs/"
     (tmp_path / "mkdocs.yml").write_text("site_name: x\n", encoding="utf-8")
-    assert site_url(tmp_path) is None
+    assert site_config(tmp_path).site_url is None

@@ -30,8 +30,8 @@ def test_recorded_evidence_is_verified_elsewhere_then_stale_after_an_edit(tmp_pa
     monkeypatch.setattr(session, "RECHECK_S", 0.0)
     sess = session.get()
     assert sess.remote_statuses("tiny.stride") == {"cuda-test-gpu": evidence.VERIFIED_ELSEWHERE}
-    row = {r["id"]: r for r in sess.ledger()}["tiny.stride"]
-    assert row["elsewhere"][0]["status"] == evidence.VERIFIED_ELSEWHERE and row["elsewhere"][0]["observed"]
+    row = {r.id: r for r in sess.ledger()}["tiny.stride"]
+    assert row.elsewhere[0].status == evidence.VERIFIED_ELSEWHERE and row.elsewhere[0].observed
 
     (root / "snippets/tiny/basic.py").write_text(GOOD_SNIPPET + "\n# a comment added since the recording\n")
     sess = session.get()  # a change to a snippet starts a fresh session

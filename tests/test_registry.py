@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from tests._project import GOOD_SNIPPET, settings, write
 from verify.core import registry
+from verify.core.records import Machine
 from verify.storage import scan
 
 
@@ -132,7 +134,7 @@ def test_needs_are_checked_against_the_machine(monkeypatch):
     from verify.core import needs
     from verify.running import engine
 
-    cpu = {"device": "cpu", "compilers": {"g++": True, "nvcc": False}, "cpu_count": 1, "torch": "2.13.0"}
+    cpu = Machine(device="cpu", compilers={"g++": True, "nvcc": False}, cpu_count=1, torch="2.13.0")
     assert engine.unmet_need(_spec(needs=("cuda",)), cpu) == "needs CUDA; no GPU on this machine"
     assert engine.unmet_need(_spec(needs=("nvcc",)), cpu) == "needs nvcc, which is not on PATH"
     assert engine.unmet_need(_spec(needs=("multicore",)), cpu) == "needs at least two CPU cores"
@@ -142,7 +144,7 @@ def test_needs_are_checked_against_the_machine(monkeypatch):
     monkeypatch.setattr(needs, "_libc", lambda: "glibc")
     assert engine.unmet_need(_spec(needs=("glibc", "g++")), cpu) is None
     assert "needs a torch built with MKL" in engine.unmet_need(_spec(needs=("mkl",)), cpu)
-    assert engine.unmet_need(_spec(needs=("mkl",)), dict(cpu, mkl=True)) is None
+    assert engine.unmet_need(_spec(needs=("mkl",)), replace(cpu, mkl=True)) is None
 
 
 def test_a_command_makes_the_registry_once_while_its_sources_are_unchanged(tmp_path, monkeypatch):

@@ -126,7 +126,7 @@ def checkout(tmp_path_factory) -> Path:
     })
     shutil.copy(REPO / "docs" / "quiz.md", root / "docs" / "quiz.md")
     shutil.copytree(REPO / "docs" / "assets" / "quiz", root / "docs" / "assets" / "quiz")
-    key = probe(settings(root))["device_key"]  # the device the fence shows first; any key would be listed
+    key = probe(settings(root)).device_key  # the device the fence shows first; any key would be listed
     bench = root / "benchmarks" / f"{key}.json"
     bench.parent.mkdir(parents=True)
     bench.write_text(json.dumps(_bench_results(), indent=1), encoding="utf-8")

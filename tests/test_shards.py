@@ -54,7 +54,7 @@ def _finish(proc: subprocess.Popen[str]) -> str:
 def _ledger(root: Path, cache: Path) -> dict[str, tuple[str, tuple[str, ...]]]:
     """What a build that runs nothing shows: status and observed keys of every claim."""
     sess = session.Session(Settings.for_root(root, {"VERIFY_CACHE_DIR": str(cache), "VERIFY_NO_RUN": "1"}), run=False)
-    return {row["id"]: (row["status"], tuple(sorted(row["observed"] or {}))) for row in sess.ledger()}
+    return {row.id: (row.status, tuple(sorted(row.observed or {}))) for row in sess.ledger()}
 
 
 # --- the split ------------------------------------------------------------------------------------

@@ -52,7 +52,7 @@ def test_a_new_kind_shows_on_the_page_in_the_ledger_and_in_the_terminal(compiled
     ledger = fences.ledger_fence("all", "ledger", "ledger", {}, None)
     assert '<option value="compiled-here">已编译（为 sm_90a 编译，未在 GPU 上运行）</option>' in ledger
     assert 'data-status="compiled-here"' in ledger
-    assert {r["id"]: r["status"] for r in sess.ledger()}["tiny.tile"] == "compiled-here"
+    assert {r.id: r.status for r in sess.ledger()}["tiny.tile"] == "compiled-here"
 
     from rich.console import Console  # noqa: PLC0415
     from typer.testing import CliRunner  # noqa: PLC0415

@@ -25,6 +25,7 @@ from typing import Any
 from mkdocs.exceptions import PluginError
 
 from verify import settings as settings_mod
+from verify.core.records import JsonObject
 from verify.errors import ClaimError
 from verify import build  # noqa: F401  (the engine behind the pages)
 from verify.running import quiet
@@ -37,13 +38,10 @@ LEDGER_FORMAT = 1
 log = logging.getLogger("mkdocs.verify")
 
 
-def ledger_document(sess: session.Session) -> dict[str, Any]:
-    probe = sess.outcome.probe
-    return {
-        "format": LEDGER_FORMAT,
-        "built_on": {k: probe.get(k) for k in ("device_name", "device_key", "torch", "torch_build", "python", "os")},
-        "claims": sess.ledger(),
-    }
+def ledger_document(sess: session.Session) -> JsonObject:
+    """The content of the site's ``evidence.json``."""
+    return {"format": LEDGER_FORMAT, "built_on": sess.outcome.probe.built_on(),
+            "claims": [row.to_json() for row in sess.ledger()]}
 
 
 def on_config(config: Any, **kwargs: Any) -> Any:

@@ -10,6 +10,8 @@ This is the only module of the project that reads environment variables (:data:`
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -192,3 +194,153 @@ def for_site() -> Settings:
     if _site is None:
         _site = Settings.discover()
     return _site
+
+
+# --- the site's configuration: mkdocs.yml -------------------------------------------------------
+# Read here once for everything that needs what the site declares: its address and its Markdown.
+# mkdocs.yml names Python objects with ``!!python/name:`` tags, which ``yaml.safe_load`` refuses and
+# MkDocs' own loader imports at once; here they stay names (:class:`PythonName`) until the Markdown
+# is built, so reading the site's address imports nothing of the site.
+
+
+@dataclass(frozen=True)
+class PythonName:
+    """A ``!!python/name:module.attr`` value (or, with ``call``, ``!!python/object/apply:``), imported on use."""
+
+    name: str
+    call: bool = False
+    args: tuple[Any, ...] = ()
+    kwds: tuple[tuple[str, Any], ...] = ()
+
+    def load(self) -> Any:
+        import importlib  # noqa: PLC0415
+
+        module, _, attr = self.name.rpartition(".")
+        obj = getattr(importlib.import_module(module or "builtins"), attr)
+        return obj(*resolve(self.args), **resolve(dict(self.kwds))) if self.call else obj
+
+
+def resolve(value: Any) -> Any:
+    """``value`` with every :class:`PythonName` in it imported (lists, tuples and dicts walked)."""
+    if isinstance(value, PythonName):
+        return value.load()
+    if isinstance(value, dict):
+        return {k: resolve(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(resolve(v) for v in value)
+    return value
+
+
+@dataclass(frozen=True)
+class SiteConfig:
+    """What ``mkdocs.yml`` declares that the project reads itself.
+
+    Attributes:
+        site_url: the site's address ending in ``/``, or None when it names none.
+        extensions: the ``markdown_extensions`` it declares, in order.
+        extension_configs: extension -> its options, Python names left as :class:`PythonName`.
+        digest: of the two above: what a cache of rendered Markdown depends on.
+    """
+
+    site_url: str | None = None
+    extensions: tuple[str, ...] = ()
+    extension_configs: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    digest: str = ""
+
+    def markdown(self) -> tuple[list[str], dict[str, Any]]:
+        """(extensions, extension_configs) as MkDocs hands them to Python-Markdown: its built-in
+        extensions first (``toc``, ``tables``, ``fenced_code``), every Python name imported."""
+        try:
+            from mkdocs.config.defaults import MkDocsConfig  # noqa: PLC0415  (only where Markdown is built)
+
+            builtins = list(getattr(MkDocsConfig.markdown_extensions, "builtins", []))
+        except ImportError:  # Zensical without MkDocs: the declared list alone
+            builtins = []
+        return list(dict.fromkeys([*builtins, *self.extensions])), resolve(dict(self.extension_configs))
+
+
+def site_config(root: Path) -> SiteConfig:
+    """The ``mkdocs.yml`` of the checkout at ``root``, read once while the file is unchanged; an empty
+    :class:`SiteConfig` when there is none. Raises SettingsError when it is not YAML or its
+    ``markdown_extensions`` are not a list of names and one-key mappings (as MkDocs requires)."""
+    path = Path(root) / CONFIG_FILE
+    try:
+        st = path.stat()
+    except OSError:
+        return SiteConfig()
+    return _site_config(path, st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+@functools.lru_cache(maxsize=8)
+def _site_config(path: Path, _mtime_ns: int, _size: int, _inode: int) -> SiteConfig:
+    import json  # noqa: PLC0415
+
+    import yaml  # noqa: PLC0415  (not on the terminal's start path)
+
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_config_loader())  # noqa: S506  (a safe loader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise SettingsError(f"{path}: not readable as YAML ({exc})".replace("\n", " ")) from exc
+    data = data if isinstance(data, dict) else {}
+    names: list[str] = []
+    configs: dict[str, Any] = {}
+    declared = data.get("markdown_extensions") or []
+    for item in declared.items() if isinstance(declared, dict) else declared:
+        name, options = (item, None) if isinstance(item, str) else _one_key(item, path)
+        names.append(name)
+        if options:
+            if not isinstance(options, dict):
+                raise SettingsError(f"{path}: markdown_extensions: the options of {name!r} are not a mapping")
+            configs[name] = options
+    url = data.get("site_url")
+    site_url = str(url).rstrip("/") + "/" if url else None
+    digest = hashlib.sha256(json.dumps([site_url, names, configs], sort_keys=True, default=repr).encode()).hexdigest()
+    return SiteConfig(site_url, tuple(names), configs, digest[:16])
+
+
+def _one_key(item: Any, path: Path) -> tuple[str, Any]:
+    if isinstance(item, tuple):  # an entry of a mapping of extensions
+        return item
+    if isinstance(item, dict) and len(item) == 1 and isinstance(next(iter(item)), str):
+        return next(iter(item.items()))
+    raise SettingsError(f"{path}: markdown_extensions: {item!r} is neither a name nor a one-key mapping")
+
+
+@functools.cache
+def _config_loader() -> type:
+    """PyYAML's safe loader, plus what mkdocs.yml may hold: Python names kept as names, ``!ENV``
+    read from the environment, MkDocs' other tags (``!relative``) taken as their plain value."""
+    import yaml  # noqa: PLC0415
+
+    class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        pass
+
+    def plain(loader: Any, node: Any) -> Any:
+        if isinstance(node, yaml.ScalarNode):
+            return loader.construct_scalar(node)
+        if isinstance(node, yaml.SequenceNode):
+            return loader.construct_sequence(node, deep=True)
+        return loader.construct_mapping(node, deep=True)
+
+    def name(loader: Any, suffix: str, node: Any) -> PythonName:
+        return PythonName(suffix)
+
+    def apply(loader: Any, suffix: str, node: Any) -> PythonName:
+        value = plain(loader, node)
+        args, kwds = (value, {}) if isinstance(value, list) else (value.get("args", []), value.get("kwds", {})) \
+            if isinstance(value, dict) else ([], {})
+        return PythonName(suffix, True, tuple(args), tuple(sorted(kwds.items())))
+
+    def env(loader: Any, node: Any) -> Any:
+        names = plain(loader, node)
+        names = names if isinstance(names, list) else [names]
+        for n in names[:-1] if len(names) > 1 else names:
+            if os.environ.get(str(n)) is not None:
+                return yaml.safe_load(os.environ[str(n)])
+        return names[-1] if len(names) > 1 else None
+
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/name:", name)
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/object/apply:", apply)
+    Loader.add_constructor("!ENV", env)
+    Loader.add_multi_constructor("!", lambda loader, _suffix, node: plain(loader, node))
+    return Loader

@@ -13,16 +13,11 @@ import json
 from functools import lru_cache
 from html import escape
 from pathlib import Path
-from typing import Any
 
-from verify.bench.compare import per_call
+from verify.bench.results import Benchmark
 from verify.storage.fs import text_memo
 
 FOLDER = "bench_svg"  # in the project cache; a site build prunes the plots it did not show
-
-
-def label(b: dict[str, Any]) -> str:
-    return str(b.get("extra_info", {}).get("variant") or b["name"].split("[")[0])
 
 
 @lru_cache(maxsize=128)
@@ -75,22 +70,22 @@ def _as_img(svg: str, title: str) -> str:
     return f'<img class="vf-plot" alt="{escape(title)}" src="data:image/svg+xml;base64,{data}">'
 
 
-def plot(benches: list[dict[str, Any]], title: str, x: str, mode: str, cache_dir: Path, xscale: str = "log") -> str:
+def plot(benches: list[Benchmark], title: str, x: str, mode: str, cache_dir: Path, xscale: str = "log") -> str:
     """SVG for one device's results of a group: time per call, and achieved rate or fraction."""
     if mode == "none" or not benches:
         return ""
-    pts = [b for b in benches if isinstance(b.get("extra_info", {}).get(x), (int, float))]
-    if len({b["extra_info"][x] for b in pts}) < 2:
+    pts = [b for b in benches if isinstance(b.info.get(x), (int, float))]
+    if len({b.info[x] for b in pts}) < 2:
         return ""
     time_series: dict[str, list] = {}
     frac_series: dict[str, list] = {}
     for b in pts:
-        e = b["extra_info"]
-        med = per_call(b)
-        time_series.setdefault(label(b), []).append(
+        e = b.info
+        med = b.per_call
+        time_series.setdefault(b.label, []).append(
             [e[x], med, e.get("q1_s", med), e.get("q3_s", med)])
         if "fraction" in e:
-            frac_series.setdefault(label(b), []).append([e[x], e["fraction"]])
+            frac_series.setdefault(b.label, []).append([e[x], e["fraction"]])
     panels = []
     if mode in ("time", "both"):
         panels.append({"series": time_series, "ylabel": "time per call (s)", "band": True})

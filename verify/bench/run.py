@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ log = logging.getLogger("mkdocs.verify")
 
 
 def device_key(settings: Settings) -> str:
-    return probe.probe(settings)["device_key"]
+    return probe.probe(settings).device_key
 
 
 def run(settings: Settings, *, force: bool = False, files: list[str] | None = None, threads: int | None = None,
@@ -79,14 +80,14 @@ def run(settings: Settings, *, force: bool = False, files: list[str] | None = No
                 worst = worst or 1
                 continue
             new = load(raw)
-        if new is None or not new.get("benchmarks"):
+        if new is None or not new.benchmarks:
             worst = worst or rc or 1
             continue
         if rc:
-            new["sources"] = {f: "failed"}  # keeps what did run, and stays stale until it passes
+            new = replace(new, sources={f: "failed"})  # keeps what did run, and stays stale until it passes
             worst = worst or rc
         old = merge(old, new)
-        atomic_write_json(path, old)
+        atomic_write_json(path, old.to_json())
     return path, worst, ran
 
 

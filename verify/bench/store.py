@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from verify.bench.results import Results, Run
 from verify.core import registry
 from verify.settings import Settings
 from verify.storage import scan
@@ -30,7 +32,7 @@ _MARKED = re.compile(r"^pytestmark\s*=.*\bpytest\.mark\.bench\b", re.MULTILINE)
 MEASURING = ("verify/bench/plugin.py", "verify/timing.py")
 
 _HASHES: Memo[dict[str, str]] = Memo()
-_LOADED: Memo[dict[str, dict[str, Any]]] = Memo()
+_LOADED: Memo[dict[str, Results]] = Memo()
 
 
 def bench_files(root: Path) -> list[str]:
@@ -72,41 +74,40 @@ def current_hashes(settings: Settings) -> dict[str, str]:
     return dict(_HASHES.get(root, last[1], lambda: {f: source_hash(settings, f) for f in bench_files(root)}))
 
 
-def load(path: Path) -> dict[str, Any] | None:
+def load(path: Path) -> Results | None:
+    """The results in ``path``; ``None`` when it is absent or not a results file (a corrupt one is reported)."""
     data = read_json(path)
     if data is None or data is CORRUPT or not isinstance(data, dict) or "benchmarks" not in data:
         return None
-    return data
+    try:
+        return Results.from_json(data)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
 
 
-def load_all(settings: Settings) -> dict[str, dict[str, Any]]:
+def load_all(settings: Settings) -> dict[str, Results]:
     """device key -> stored results, for every file under ``benchmarks/``; read again only when changed."""
     paths = sorted(settings.bench_dir.glob("*.json"))
     return dict(_LOADED.get(settings.bench_dir, stamp(paths),
                             lambda: {p.stem: data for p in paths if (data := load(p)) is not None}))
 
 
-def file_of(bench: dict[str, Any]) -> str:
-    return bench["fullname"].split("::")[0]
+def merge(old: Results | None, new: Results) -> Results:
+    """Results of the files that ran in ``new`` replace theirs in ``old``; the rest are kept.
+
+    Each file that ran is noted with ``new``'s run (its date, machine and commit).
+    """
+    ran = set(new.sources or {})
+    run = Run(new.datetime, new.machine, new.commit)
+    kept = tuple(b for b in (old.benchmarks if old else ()) if b.file not in ran)
+    return replace(new, format=FORMAT, benchmarks=kept + new.benchmarks,
+                   sources={**((old.sources if old else None) or {}), **(new.sources or {})},
+                   runs={**((old.runs if old else None) or {}), **{f: run for f in ran}})
 
 
-def merge(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
-    """Results of the files that ran in ``new`` replace theirs in ``old``; the rest are kept."""
-    ran = set(new.get("sources", {}))
-    run_info = {"datetime": new.get("datetime"), "machine_info": new.get("machine_info"),
-                "commit_info": {k: new.get("commit_info", {}).get(k) for k in ("id", "dirty", "branch")}}
-    out = dict(new)
-    out["format"] = FORMAT
-    kept = [b for b in (old or {}).get("benchmarks", []) if file_of(b) not in ran]
-    out["benchmarks"] = kept + list(new.get("benchmarks", []))
-    out["sources"] = {**(old or {}).get("sources", {}), **new.get("sources", {})}
-    out["runs"] = {**(old or {}).get("runs", {}), **{f: run_info for f in ran}}
-    return out
-
-
-def freshness(settings: Settings, data: dict[str, Any] | None) -> dict[str, str]:
+def freshness(settings: Settings, data: Results | None) -> dict[str, str]:
     """Benchmark file -> ``current``, ``stale`` or ``missing`` for one device's results."""
-    sources = (data or {}).get("sources", {})
+    sources = (data.sources if data else None) or {}
     out = {}
     for f, h in current_hashes(settings).items():
         out[f] = "missing" if f not in sources else ("current" if sources[f] == h else "stale")
@@ -141,9 +142,9 @@ def rekey(settings: Settings, source: Path, commit: str, target: Path) -> tuple[
         facts = ScanCache(tree, tree / ".rekey-cache")
         new = {f: registry.source_key(tree / f, facts, follow=_measures) for f in bench_files(tree)}
     moved = 0
-    sources = dict(data.get("sources", {}))
+    sources = dict(data.sources or {})
     for f, h in sources.items():
         if f in new and old.get(f) == h:
             sources[f], moved = new[f], moved + 1
-    atomic_write_json(target, {**data, "sources": sources})
+    atomic_write_json(target, replace(data, sources=sources).to_json())
     return moved, len(sources) - moved

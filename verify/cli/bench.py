@@ -70,9 +70,9 @@ def show_cmd(device: Annotated[str, typer.Option(help="device key (default: ever
         console.print(f"[bold]{key}[/]: {cmp.machine_line(data)}")
         console.print("  " + ", ".join(f"{Path(f).name}: {s}" for f, s in state.items()))
         table = Table("group", "benchmark", "median", "spread", "achieved", "of limit")
-        for b in data["benchmarks"]:
-            e = b.get("extra_info", {})
-            table.add_row(b.get("group") or "", b["name"], fmt_time(cmp.per_call(b)), f"{e.get('spread', 0):.0%}",
+        for b in data.benchmarks:
+            e = b.info
+            table.add_row(b.group or "", b.name, fmt_time(b.per_call), f"{e.get('spread', 0):.0%}",
                           fmt_rate(e), f"{e['fraction']:.0%}" if "fraction" in e else "")
         console.print(table)
 
@@ -93,16 +93,16 @@ def compare_cmd(
     da, db = store.load(_resolve(bench_dir, a)), store.load(_resolve(bench_dir, b))
     if da is None or db is None:
         raise typer.BadParameter("not a benchmark result file")
-    rows = [r for r in cmp.compare(da, db, threshold) if fnmatch.fnmatchcase(r["group"] or "", group)]
+    rows = [r for r in cmp.compare(da, db, threshold) if fnmatch.fnmatchcase(r.group or "", group)]
     console = Console()
     console.print(f"A: {cmp.machine_line(da)}\nB: {cmp.machine_line(db)}")
     table = Table("group", "benchmark", "A", "B", "B / A", "verdict")
     for r in rows:
-        colour = {"regressed": "red", "improved": "green"}.get(r["verdict"], "white")
-        table.add_row(r["group"] or "", r["name"], fmt_time(r["a_s"]), fmt_time(r["b_s"]), f"{r['ratio']:.2f}",
-                      f"[{colour}]{r['verdict']}[/]")
+        colour = {"regressed": "red", "improved": "green"}.get(r.verdict, "white")
+        table.add_row(r.group or "", r.name, fmt_time(r.a_s), fmt_time(r.b_s), f"{r.ratio:.2f}",
+                      f"[{colour}]{r.verdict}[/]")
     console.print(table)
-    bad = [r for r in rows if r["verdict"] == "regressed"]
+    bad = [r for r in rows if r.verdict == "regressed"]
     console.print(f"{len(rows)} compared, {len(bad)} regressed past {threshold:.0%}")
     if not rows:
         raise typer.Exit(2)

@@ -86,9 +86,9 @@ def claim_facts(settings: Settings) -> ClaimFacts:
 
 def site_url(settings: Settings, given: str | None = None) -> str | None:
     """The site's address, ending in ``/``: ``given`` (an option), else ``site_url`` of the checkout's mkdocs.yml."""
-    from verify.quiz.reference import site_url as configured  # noqa: PLC0415
+    from verify.settings import site_config  # noqa: PLC0415
 
-    return given.rstrip("/") + "/" if given else configured(settings.root)
+    return given.rstrip("/") + "/" if given else site_config(settings.root).site_url
 
 
 def load_bank(settings: Settings, *, url: str | None = None) -> Bank:

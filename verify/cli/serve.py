@@ -68,7 +68,7 @@ def report(out: Annotated[Path | None, typer.Option("--out", "-o", help="where t
 
     settings = settings_for(root)
     verification = engine.verify(settings, live=True)  # runs what has not run here; keeps failures as they are
-    path = out or settings.root / "bundles" / f"{verification.probe['device_key']}.bundle.json"
+    path = out or settings.root / "bundles" / f"{verification.probe.device_key}.bundle.json"
     write_bundle(settings, verification, None, path, Console())
     bad = sorted(cid for cid, r in verification.local.items() if r.bad)
     typer.echo(f"{len(bad)} failing here{': ' + ', '.join(bad) if bad else ''}. Attach {path} to an issue: "

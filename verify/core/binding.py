@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from verify.core.records import JsonObject
 from verify.core.units import fmt_time
 
 # {key} / {key:spec} / {=input}
@@ -59,6 +60,14 @@ def parse_inline(src: str) -> Ref:
     return Ref(words[0], key, spec, device or None)
 
 
+def ref_key(source: str) -> str:
+    """An inline ``#!v`` source as its reference reads (spacing aside): how bound values are looked up."""
+    try:
+        return parse_inline(source).label
+    except BindError:
+        return source.strip()
+
+
 def segments(statement: str) -> list[str | tuple[str, str]]:
     """A statement as text pieces and ``(key, spec)`` pieces; ``("=", text)`` for an input."""
     out: list[str | tuple[str, str]] = []
@@ -91,7 +100,7 @@ def plain(statement: str) -> str:
 _MISSING = object()
 
 
-def lookup(observed: dict[str, Any], key: str) -> Any:
+def lookup(observed: JsonObject, key: str) -> Any:
     """The value at ``key`` (dots walk into dicts); :class:`BindError` when it was not observed."""
     if key in observed:
         return observed[key]
@@ -157,7 +166,7 @@ def format_value(value: Any, spec: str = "") -> str:
     return str(value)
 
 
-def resolve(observed: dict[str, Any], key: str, spec: str = "") -> str:
+def resolve(observed: JsonObject, key: str, spec: str = "") -> str:
     """:func:`lookup` then :func:`format_value`."""
     return format_value(lookup(observed, key), spec)
 

@@ -8,11 +8,10 @@ it came from, the sentence with its values filled in. Nothing here runs a claim.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from verify.core import binding, evidence, states
 from verify.errors import Failure
-from verify.core.records import Evidence
+from verify.core.records import Evidence, Machine
 from verify.core.registry import Registry
 from verify.settings import Settings
 
@@ -23,7 +22,7 @@ class Ledger:
 
     settings: Settings
     registry: Registry
-    probe: dict[str, Any]
+    probe: Machine  # this machine, as the probe found it
     local: dict[str, Evidence]
     remote: dict[str, dict[str, Evidence]]
     failures: list[Failure] = field(default_factory=list)
@@ -48,7 +47,7 @@ class Ledger:
         if spec is None:
             raise binding.BindError(f"no snippet declares claim {ref.claim!r}")
         current = self.registry.key(spec.id)
-        if ref.device and ref.device != self.probe["device_key"]:
+        if ref.device and ref.device != self.probe.device_key:
             if ref.device not in self.remote:
                 raise binding.BindError(f"no evidence is recorded for device {ref.device!r} "
                                         f"(recorded: {', '.join(sorted(self.remote)) or 'none'})")

@@ -13,6 +13,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from verify.core.records import JsonObject
+
 _MISSING = object()
 
 
@@ -62,7 +64,7 @@ def describe(expected: Any) -> str:
     return f"== {normalise(expected)!r}"
 
 
-def check(expect: dict[str, Any], observed: dict[str, Any]) -> list[str]:
+def check(expect: JsonObject, observed: JsonObject) -> list[str]:
     """Return one message per mismatch; an empty list means every expectation holds."""
     problems: list[str] = []
     for key, expected in expect.items():

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import functools
 import platform
-from typing import Any
+
+from verify.core.records import Machine
 
 #: need -> what it means (shown by ``verify list`` and in errors)
 NEEDS: dict[str, str] = {
@@ -35,19 +36,19 @@ def _version(text: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-def unmet(needs: tuple[str, ...], min_torch: str | None, info: dict[str, Any]) -> str | None:
+def unmet(needs: tuple[str, ...], min_torch: str | None, machine: Machine) -> str | None:
     """Why a claim with these needs cannot run on the probed machine, or ``None`` when it can."""
     for need in needs:
-        if need == "cuda" and info["device"] != "cuda":
+        if need == "cuda" and machine.device != "cuda":
             return "needs CUDA; no GPU on this machine"
-        if need in ("g++", "nvcc") and not info["compilers"].get(need):
+        if need in ("g++", "nvcc") and not machine.compilers.get(need):
             return f"needs {need}, which is not on PATH"
-        if need == "multicore" and info["cpu_count"] < 2:
+        if need == "multicore" and machine.cpu_count < 2:
             return "needs at least two CPU cores"
         if need == "glibc" and _libc() != "glibc":
             return f"needs glibc's malloc; this Python runs on {_libc() or 'another C library'}"
-        if need == "mkl" and not info.get("mkl"):
+        if need == "mkl" and not machine.mkl:
             return "needs a torch built with MKL; this one has none (its sin/exp/tanh do not call MKL's VML)"
-    if min_torch and _version(info["torch"]) < _version(min_torch):
-        return f"needs torch >= {min_torch}; this is {info['torch']}"
+    if min_torch and _version(machine.torch) < _version(min_torch):
+        return f"needs torch >= {min_torch}; this is {machine.torch}"
     return None

@@ -1,7 +1,6 @@
 """What a page's prose says about evidence: the claims it shows, its bound values, its typed numbers.
 
-One pass over a page (markdown-it with inline parsing, the admonition rule of
-:mod:`verify.core.pages`) finds:
+The page read once by :mod:`verify.core.pages` gives:
 
 - ``claim`` fences, and those hidden inside an HTML comment (an error: a reader never sees them);
 - bound values (```#!v claim.id key```) and marked inputs (```#!in 64 MiB```);
@@ -11,20 +10,11 @@ One pass over a page (markdown-it with inline parsing, the admonition rule of
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from verify.core import binding
-from verify.core.pages import _NEWLINES, _claims, _split, _tokens
-
-if TYPE_CHECKING:
-    from markdown_it.token import Token
-
-BOUND = "#!v "
-INPUT = "#!in "
-_COMMENT_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*claim\b[^\n]*\n\s*([^\s`~]*)", re.M)
+from verify.core.pages import parse_text
 
 
 @dataclass
@@ -44,27 +34,21 @@ def read(path: Path) -> Prose:
 
 
 def read_text(text: str) -> Prose:
-    _front, body, offset = _split(_NEWLINES.sub("\n", text))
-    lines = body.split("\n")
-    tokens = _tokens(body, inline=True)
-    out = Prose(claims=[(cid, offset + start + 1) for cid, start, _end in _claims(tokens) if cid])
-    in_table = 0
-    in_title = False  # the question itself (the H1, equal to the title) states no measured fact
-    for tok in tokens:
-        if tok.type == "heading_open":
-            in_title = tok.tag == "h1"
-        elif tok.type == "heading_close":
-            in_title = False
-        if tok.type == "table_open":
-            in_table += 1
-        elif tok.type == "table_close":
-            in_table -= 1
-        elif tok.type == "html_block" and tok.map:
-            for m in _COMMENT_FENCE.finditer(tok.content):
-                if "<!--" in tok.content[:m.start()]:
-                    out.hidden_claims.append((m.group(2), offset + tok.map[0] + tok.content[:m.start()].count("\n") + 1))
-        elif tok.type == "inline" and tok.map:
-            _inline(tok, lines, offset, out, measure=not in_table and not in_title)
+    # the front matter is skipped, not loaded: a page whose YAML is broken still shows its claims
+    doc = parse_text(text, Path("page.md"), load_meta=False).doc
+    out = Prose(claims=[(f.word, f.line) for f in doc.by_kind.get("claim", ()) if f.word],
+                hidden_claims=list(doc.hidden_claims), inputs=len(doc.refs_of("in")))
+    for ref in doc.refs_of("v"):
+        try:
+            out.refs.append((binding.parse_inline(ref.source), ref.line))
+        except binding.BindError as exc:
+            out.bad_refs.append((str(exc), ref.line))
+    lines = doc.lines
+    for run in doc.texts:
+        if run.table or run.heading == 1:  # the question itself (the H1, equal to the title) states no measured fact
+            continue
+        for found in binding.measurements(run.text):
+            out.measurements.append((found, _line_of(found, lines, run.start, run.end, doc.offset)))
     return out
 
 
@@ -73,23 +57,6 @@ def _line_of(needle: str, lines: list[str], start: int, end: int, offset: int) -
         if i < len(lines) and needle in lines[i]:
             return offset + i + 1
     return offset + start + 1
-
-
-def _inline(tok: Token, lines: list[str], offset: int, out: Prose, measure: bool) -> None:
-    start, end = tok.map or (0, 0)
-    for child in tok.children or []:
-        if child.type == "code_inline" and child.content.startswith(BOUND):
-            line = _line_of(child.content[len(BOUND):].split()[0] if child.content[len(BOUND):].split() else BOUND,
-                            lines, start, end, offset)
-            try:
-                out.refs.append((binding.parse_inline(child.content[len(BOUND):]), line))
-            except binding.BindError as exc:
-                out.bad_refs.append((str(exc), line))
-        elif child.type == "code_inline" and child.content.startswith(INPUT):
-            out.inputs += 1
-        elif child.type == "text" and measure:
-            for found in binding.measurements(child.content):
-                out.measurements.append((found, _line_of(found, lines, start, end, offset)))
 
 
 def shown(pages: dict[str, Prose]) -> dict[str, list[str]]:

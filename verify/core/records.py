@@ -12,6 +12,10 @@ import enum
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+#: A JSON object as a file, a pipe or a claim gives it: only at those edges (``to_json``/``from_json``, a
+#: worker's messages, a claim's observed and expected values), never for data the project itself shapes.
+JsonObject = dict[str, Any]
+
 FORMAT = 2
 MAX_OBSERVED = 64 * 1024  # bytes of JSON a claim's observed values may take, where they are made and where read
 
@@ -44,7 +48,7 @@ class ExceptionInfo:
     traceback: str = ""
 
     @classmethod
-    def from_json(cls, data: dict[str, Any] | None) -> ExceptionInfo | None:
+    def from_json(cls, data: JsonObject | None) -> ExceptionInfo | None:
         if not data:
             return None
         return cls(str(data.get("type", "")), str(data.get("message", "")), str(data.get("traceback", "")))
@@ -59,7 +63,7 @@ class WorkerResult:
     """
 
     claim_id: str
-    observed: dict[str, Any] = field(default_factory=dict)
+    observed: JsonObject = field(default_factory=dict)
     output: str = ""
     duration_s: float | None = None
     threads: int | None = None
@@ -67,13 +71,13 @@ class WorkerResult:
     outcome: Outcome | None = None
     message: str = ""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         data = asdict(self)
         data["outcome"] = self.outcome.value if self.outcome else None
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> WorkerResult:
+    def from_json(cls, data: JsonObject) -> WorkerResult:
         return cls(
             claim_id=str(data.get("claim_id") or data.get("id")),
             observed=dict(data.get("observed") or {}),
@@ -111,18 +115,82 @@ class Provenance:
     git_commit: str | None = None
     date: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any] | None) -> Provenance:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in (data or {}).items() if k in known})
+    def from_json(cls, data: JsonObject | None) -> Provenance:
+        return cls(**_known(cls, data or {}))
 
     @classmethod
-    def of_machine(cls, info: dict[str, Any], **extra: Any) -> Provenance:
-        """From the machine probe's facts, plus ``git_commit``, ``date`` or ``threads``."""
-        return replace(cls.from_json(info), **extra)
+    def of_machine(cls, machine: Machine, git_commit: str | None = None, date: str | None = None) -> Provenance:
+        """From the machine probe's facts (those a provenance has a field for), with the commit and the date."""
+        return replace(cls.from_json(machine.to_json()), git_commit=git_commit, date=date)
+
+
+def _fact(default: Any = None, *, recorded: bool = False, built_on: bool = False) -> Any:
+    """A field of :class:`Machine`; ``recorded``: kept in a recorded file's ``machine`` object; ``built_on``:
+    in the site's ``evidence.json`` as the machine that built it."""
+    return field(default=default, metadata={"recorded": recorded, "built_on": built_on})
+
+
+@dataclass(frozen=True)
+class Machine:
+    """What the probe (:mod:`verify.running.probe`) found of this machine and its torch.
+
+    Every fact is declared here once: ``<cache>/probe.json`` is :meth:`to_json`, a record's
+    :class:`Provenance` takes the facts it has a field for, a recorded file's ``machine`` object
+    and the site's ``built_on`` are the facts marked so. The order of the fields is the order of
+    ``built_on`` in ``evidence.json``.
+    """
+
+    #: the processor's or GPU's name, and the key evidence and benchmarks are kept under (``cpu-amd-epyc-f26m2-avx512``)
+    device_name: str = _fact("", recorded=True, built_on=True)
+    device_key: str = _fact("", built_on=True)
+    #: torch's version without the local part (``2.13.0``) and its build (``cpu``, ``cu128``, ``rocm``)
+    torch: str = _fact("", recorded=True, built_on=True)
+    torch_build: str = _fact("", recorded=True, built_on=True)
+    #: the interpreter's version and the system (``Linux 6.8.0``)
+    python: str = _fact("", recorded=True, built_on=True)
+    os: str = _fact("", recorded=True, built_on=True)
+    #: ``cpu`` or ``cuda``; the GPU's name and compute capability, the CUDA runtime torch was built for
+    device: str = _fact("cpu")
+    gpu_name: str | None = _fact()
+    gpu_capability: str | None = _fact(recorded=True)
+    cuda_runtime: str | None = _fact(recorded=True)
+    #: the CPU: model name, family/model signature (``f6m167``), cores, torch's vector ISA (``AVX512``)
+    cpu_model: str = _fact("", recorded=True)
+    cpu_signature: str = _fact("")
+    cpu_count: int = _fact(1, recorded=True)
+    cpu_isa: str = _fact("")
+    #: torch's intra-op threads, whether it has MKL; which compilers are on PATH (``{"g++": True, "nvcc": False}``)
+    threads: int = _fact(1)
+    mkl: bool = _fact(False)
+    compilers: dict[str, bool] = field(default_factory=dict)
+    #: the probe's cache key: the facts are asked again when it changes
+    fingerprint: str = _fact("")
+
+    def to_json(self) -> JsonObject:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> Machine:
+        """The facts of ``probe.json`` (those it lacks keep their defaults; unknown ones are left out)."""
+        return cls(**_known(cls, data))
+
+    def recorded(self) -> JsonObject:
+        """The ``machine`` object of a recorded evidence file or a bundle."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.metadata.get("recorded")}
+
+    def built_on(self) -> JsonObject:
+        """The ``built_on`` object of the site's ``evidence.json``, in its order."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.metadata.get("built_on")}
+
+
+def _known(cls: type, data: JsonObject) -> JsonObject:
+    """The entries of ``data`` that name a field of the dataclass ``cls``."""
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
 
 
 @dataclass(frozen=True)
@@ -137,7 +205,7 @@ class Origin:
     commit: str | None = None
     created: str | None = None  # when the bundle was written, by its own clock
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return asdict(self)
 
     @classmethod
@@ -168,11 +236,11 @@ class Evidence:
     snippet: str
     line: int
     snippet_hash: str
-    expected: dict[str, Any]
+    expected: JsonObject
     needs: tuple[str, ...]
     outcome: Outcome
     message: str
-    observed: dict[str, Any] = field(default_factory=dict)
+    observed: JsonObject = field(default_factory=dict)
     output: str = ""
     traceback: str = ""
     duration_s: float | None = None
@@ -184,7 +252,7 @@ class Evidence:
     def bad(self) -> bool:
         return self.outcome.bad
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         data = asdict(self)
         data.update(outcome=self.outcome.value, needs=list(self.needs), provenance=self.provenance.to_json(),
                     origin=self.origin.to_json() if self.origin else None, format=FORMAT)
@@ -193,7 +261,7 @@ class Evidence:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Evidence:
+    def from_json(cls, data: JsonObject) -> Evidence:
         """A record from a cache or recorded file; ``KeyError``/``ValueError`` when it is not one."""
         return cls(
             id=str(data["id"]),

@@ -18,6 +18,7 @@ from verify.claim import KINDS
 from verify.core import measuring
 from verify.errors import ClaimError, Failure
 from verify.core.needs import NEEDS
+from verify.core.records import JsonObject
 
 _FIELDS = {"question", "statement", "expect", "raises", "kind", "needs", "min_torch", "timeout"}
 
@@ -32,13 +33,13 @@ class ClaimSpec:
     kind: str
     snippet: str  # path relative to the project root, with forward slashes
     line: int
-    expect: dict[str, Any] = field(default_factory=dict)
+    expect: JsonObject = field(default_factory=dict)  # key -> expected value or matcher, as declared
     raises: tuple[str, str] | None = None
     needs: tuple[str, ...] = ()
     min_torch: str | None = None
     timeout: float | None = None
 
-    def expected_summary(self) -> dict[str, Any]:
+    def expected_summary(self) -> JsonObject:
         if self.raises:
             return {"raises": list(self.raises)}
         return dict(self.expect)
@@ -170,81 +171,117 @@ def _referenced_files(tree: ast.Module, here: Path) -> list[Path]:
     return [here / name for name in sorted(names & beside)]
 
 
+@dataclass(frozen=True)
+class FileFacts:
+    """What :func:`analyse` finds in one file: what its keys are made from, its claims, where its code is.
+
+    :meth:`to_json` is its entry in the scan cache (``verify.storage.scan``).
+    """
+
+    sha: str  # of the file's bytes
+    measure_sha: str  # of its measuring text (see verify.core.measuring); the bytes' hash for a file that is not Python
+    measure: dict[str, str] = field(default_factory=dict)  # claim id -> hash of its part of the measuring text
+    imports: tuple[str, ...] = ()  # project modules it imports, relative to the root
+    named: tuple[str, ...] = ()  # files beside it that it names
+    claims: tuple[ClaimSpec, ...] = ()  # by line
+    problems: tuple[tuple[str, str], ...] = ()  # (claim id or "-", message)
+    functions: tuple[tuple[int, int, int], ...] = ()  # decorated functions: (first decorator, def, last line)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """A fact by name, for readers of the cache's former dict entries (``verify.quiz.claims``)."""
+        return getattr(self, name, default)
+
+    def to_json(self) -> JsonObject:
+        return {"sha": self.sha, "measure_sha": self.measure_sha, "measure": dict(self.measure),
+                "imports": list(self.imports), "named": list(self.named),
+                "claims": [dataclasses.asdict(c) for c in self.claims],
+                "problems": [list(p) for p in self.problems], "functions": [list(f) for f in self.functions]}
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> FileFacts:
+        """An entry of the scan cache; ``KeyError``/``TypeError``/``ValueError`` when it is not one."""
+        return cls(
+            sha=str(data["sha"]), measure_sha=str(data["measure_sha"]), measure=dict(data["measure"]),
+            imports=tuple(data["imports"]), named=tuple(data["named"]),
+            claims=tuple(ClaimSpec(**dict(c, raises=tuple(c["raises"]) if c["raises"] else None,
+                                          needs=tuple(c["needs"]))) for c in data["claims"]),
+            problems=tuple((str(cid), str(message)) for cid, message in data["problems"]),
+            functions=tuple((int(a), int(b), int(c)) for a, b, c in data["functions"]))
+
+
 class Facts(Protocol):
     """Per-file facts (:func:`analyse`), remembered by whoever holds them (``verify.storage.scan``)."""
 
     root: Path
 
-    def get(self, path: Path) -> dict[str, Any]: ...
+    def get(self, path: Path) -> FileFacts: ...
 
     def save(self) -> None: ...
 
 
-def analyse(path: Path, root: Path) -> dict[str, Any]:
+def analyse(path: Path, root: Path) -> FileFacts:
     """Content hash, project imports, files named beside it, and (for snippets) its claims."""
     data = path.read_bytes()
     sha = hashlib.sha256(data).hexdigest()
-    entry: dict[str, Any] = {"sha": sha, "measure_sha": sha, "measure": {}, "imports": [], "named": [],
-                             "claims": [], "problems": [], "functions": []}
     if path.suffix != ".py":
-        return entry
+        return FileFacts(sha, sha)
     rel = path.relative_to(root).as_posix()
     try:
         tree = ast.parse(data, filename=rel)
     except SyntaxError as exc:
-        entry["problems"].append(["-", f"syntax error at line {exc.lineno}: {exc.msg}"])
-        return entry
+        return FileFacts(sha, sha, problems=(("-", f"syntax error at line {exc.lineno}: {exc.msg}"),))
     text = data.decode()
-    entry["measure_sha"] = _sha(measuring.module_text(rel, text, tree))
-    entry["imports"] = [p.relative_to(root).as_posix() for p in _local_imports(tree, root)]
-    entry["named"] = [p.relative_to(root).as_posix() for p in _referenced_files(tree, path.parent)]
     consts = _module_constants(tree)
+    claims: list[ClaimSpec] = []
+    problems: list[tuple[str, str]] = []
+    functions: list[tuple[int, int, int]] = []
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         if node.decorator_list:  # where a claim's code is, for the page to show it without parsing again
-            entry["functions"].append([min(d.lineno for d in node.decorator_list), node.lineno, node.end_lineno])
+            functions.append((min(d.lineno for d in node.decorator_list), node.lineno, node.end_lineno or node.lineno))
         for deco in node.decorator_list:
             call = measuring.claim_call(deco)
             if call is None:
                 continue
             try:
-                entry["claims"].append(dataclasses.asdict(_parse_claim(call, rel, consts)))
+                claims.append(_parse_claim(call, rel, consts))
             except ClaimError as exc:
-                entry["problems"].append(["-", str(exc)])
-    entry["claims"].sort(key=lambda c: c["line"])
-    kinds = {c["id"]: c["kind"] for c in entry["claims"]}
-    entry["measure"] = {cid: _sha(t) for cid, t in measuring.claim_texts(text, tree, kinds).items()}
-    return entry
+                problems.append(("-", str(exc)))
+    claims.sort(key=lambda c: c.line)
+    kinds = {c.id: c.kind for c in claims}
+    return FileFacts(
+        sha=sha,
+        measure_sha=_sha(measuring.module_text(rel, text, tree)),
+        measure={cid: _sha(t) for cid, t in measuring.claim_texts(text, tree, kinds).items()},
+        imports=tuple(p.relative_to(root).as_posix() for p in _local_imports(tree, root)),
+        named=tuple(p.relative_to(root).as_posix() for p in _referenced_files(tree, path.parent)),
+        claims=tuple(claims), problems=tuple(problems), functions=tuple(functions))
 
 
 def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _spec(d: dict[str, Any]) -> ClaimSpec:
-    return ClaimSpec(**dict(d, raises=tuple(d["raises"]) if d["raises"] else None, needs=tuple(d["needs"])))
-
-
 def _depends(path: Path, facts: Facts, follow: Callable[[str], bool] | None,
-             seen: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+             seen: dict[str, FileFacts]) -> dict[str, FileFacts]:
     """The facts of a file, the project modules it imports (transitively) and the files it names."""
     root = facts.root
 
-    def get(rel: str) -> dict[str, Any]:
+    def get(rel: str) -> FileFacts:
         if rel not in seen:
             seen[rel] = facts.get(root / rel)
         return seen[rel]
 
     first = path.resolve().relative_to(root).as_posix()
-    out: dict[str, dict[str, Any]] = {first: get(first)}
-    todo = [*out[first]["imports"], *out[first]["named"]]
+    out: dict[str, FileFacts] = {first: get(first)}
+    todo = [*out[first].imports, *out[first].named]
     while todo:
         rel = todo.pop()
         if rel in out or (follow and not follow(rel)):
             continue
         out[rel] = get(rel)
-        todo += out[rel]["imports"]
+        todo += out[rel].imports
     facts.save()
     return out
 
@@ -263,10 +300,10 @@ def source_key(path: Path, facts: Facts, follow: Callable[[str], bool] | None = 
     docstrings. ``follow`` (a path relative to the root -> bool) limits which imported modules count.
     """
     files = _depends(path, facts, follow, {})
-    return _digest({rel: e["measure_sha"] for rel, e in files.items()}, "measure\0")
+    return _digest({rel: e.measure_sha for rel, e in files.items()}, "measure\0")
 
 
-def claim_keys(path: Path, facts: Facts, seen: dict[str, dict[str, Any]] | None = None) -> dict[str, str]:
+def claim_keys(path: Path, facts: Facts, seen: dict[str, FileFacts] | None = None) -> dict[str, str]:
     """Claim id -> the key of its measuring code: its part of the snippet, what that imports and names.
 
     Imported Python modules count by their measuring text, files named beside the snippet (C++
@@ -274,8 +311,8 @@ def claim_keys(path: Path, facts: Facts, seen: dict[str, dict[str, Any]] | None 
     """
     files = _depends(path, facts, None, {} if seen is None else seen)
     first = path.resolve().relative_to(facts.root).as_posix()
-    rest = {rel: e["measure_sha"] for rel, e in files.items() if rel != first}
-    return {cid: _digest({**rest, first: m}, "measure\0") for cid, m in files[first]["measure"].items()}
+    rest = {rel: e.measure_sha for rel, e in files.items() if rel != first}
+    return {cid: _digest({**rest, first: m}, "measure\0") for cid, m in files[first].measure.items()}
 
 
 def load(facts: Facts, snippets_dir: str = "snippets") -> Registry:
@@ -284,22 +321,21 @@ def load(facts: Facts, snippets_dir: str = "snippets") -> Registry:
     claims: dict[str, ClaimSpec] = {}
     keys: dict[str, str] = {}
     problems: list[Failure] = []
-    seen: dict[str, dict[str, Any]] = {}
+    seen: dict[str, FileFacts] = {}
     for path in sorted((root / snippets_dir).rglob("*.py")):
         if path.name.startswith("_"):
             continue
         rel = path.relative_to(root).as_posix()
         entry = seen[rel] = facts.get(path)
-        problems += [Failure(cid, rel, message, snippet=rel) for cid, message in entry["problems"]]
-        for data in entry["claims"]:
-            spec = _spec(data)
+        problems += [Failure(cid, rel, message, snippet=rel) for cid, message in entry.problems]
+        for spec in entry.claims:
             if spec.id in claims:
                 other = claims[spec.id]
                 problems.append(Failure(spec.id, rel, f"duplicate claim id: declared at {other.snippet}:{other.line} "
                                         f"and {rel}:{spec.line}", snippet=rel))
                 continue
             claims[spec.id] = spec
-        if entry["claims"]:
+        if entry.claims:
             keys.update({cid: k for cid, k in claim_keys(path, facts, seen).items()
                          if claims.get(cid) is not None and claims[cid].snippet == rel})
     facts.save()

@@ -9,9 +9,9 @@ or a dtype is the same everywhere, or the claim is wrong); only inequalities are
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from verify.core import matchers
+from verify.core.records import JsonObject
 
 ROOM = 0.25
 _INEQUALITIES = (">=", ">", "<=", "<", "between")
@@ -29,7 +29,7 @@ def _rel(value: float, bound: float) -> float:
     return (value - bound) / abs(bound) if bound else value - bound
 
 
-def margins(expect: dict[str, Any], observed: dict[str, Any]) -> list[Margin]:
+def margins(expect: JsonObject, observed: JsonObject) -> list[Margin]:
     """The room of every inequality in ``expect`` on ``observed`` (keys it did not observe are left out)."""
     out = []
     for key, expected in expect.items():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from verify.core.records import JsonObject
 
 
 def fmt_time(s: float) -> str:
@@ -21,7 +21,8 @@ def fmt_eta(s: float) -> str:
     return f"{s // 60} min {s % 60:02d} s" if s >= 60 else f"{s} s"
 
 
-def fmt_rate(extra: dict[str, Any]) -> str:
+def fmt_rate(extra: JsonObject) -> str:
+    """The achieved rate a benchmark wrote into its ``extra_info``, as text; "" when it wrote none."""
     if "speedup" in extra:  # DataLoader workers: the limit is the ideal speedup min(workers, cores)
         return f"{extra['speedup']:.2f}× (理想 {extra.get('ideal_speedup', '?')}×)"
     if "GFLOPs" in extra:

@@ -10,15 +10,15 @@ field.
 
 from __future__ import annotations
 
+import functools
 import json
-import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from verify.errors import ClaimError
-from verify.core.pages import PageError
+from verify.core.pages import Page, PageError
 from verify.core.pages import front_matter as read_front_matter
 from verify.core.pages import parse as read_page
 from verify.quiz.claims import ClaimFacts
@@ -34,7 +34,11 @@ from verify.quiz.schema import (
     Source,
     validate_meta,
 )
+from verify.settings import SettingsError, SiteConfig, find_root, site_config
 from verify.storage.fs import Memo, atomic_write_json, atomic_write_text, read_json, stamp
+
+if TYPE_CHECKING:
+    from markdown import Markdown
 
 __all__ = ["Bank", "BankError", "ClaimFacts", "build_bank", "outline", "parse_page", "plain_text", "write_quiz_json"]
 
@@ -50,24 +54,49 @@ class BankError(ClaimError):
         self.problems = problems
 
 
-# the site's block extensions, so headings inside code or callouts count as they do on the site
-_EXTENSIONS = ["admonition", "tables", "attr_list", "md_in_html", "pymdownx.details", "pymdownx.superfences"]
+# Python-Markdown's toc gives headings their ids; answers shown on the quiz page are not its headings
+_TOC = ("toc", "markdown.extensions.toc")
 
 
-def _html(markdown_text: str) -> str:
+@functools.lru_cache(maxsize=1)
+def _markdown(config: SiteConfig) -> tuple[Markdown, Callable[[str, str], str], str]:
+    """One Python-Markdown for the answers, with the extensions the site's mkdocs.yml declares (and
+    MkDocs' own) except ``toc``; and the slugify function and separator its ``toc`` makes ids with."""
     import markdown  # noqa: PLC0415  (only at build time, never on the terminal's start path)
+    from markdown.extensions.toc import TocExtension  # noqa: PLC0415
 
-    return markdown.markdown(markdown_text, extensions=_EXTENSIONS)
+    names, configs = config.markdown()
+    toc = TocExtension(**configs.get("toc", {})).getConfigs()
+    md = markdown.Markdown(extensions=[n for n in names if n not in _TOC],
+                           extension_configs={k: v for k, v in configs.items() if k not in _TOC})
+    return md, toc["slugify"], toc["separator"]
 
 
-def _evidence_anchor(body: str) -> str:
-    """The id the site gives the 证据 heading (Python-Markdown's toc, as the site uses it)."""
-    import markdown  # noqa: PLC0415
+def _html(markdown_text: str, config: SiteConfig) -> str:
+    return _markdown(config)[0].reset().convert(markdown_text)
 
-    md = markdown.Markdown(extensions=[*_EXTENSIONS, "toc"])
-    html = md.convert(body)
-    m = re.search(r'<h2 id="([^"]+)"[^>]*>\s*证据', html)
-    return m.group(1) if m else ""
+
+def _evidence_anchor(page: Page, config: SiteConfig) -> str:
+    """The id the site gives the 证据 heading: ``toc``'s, which counts every heading before it (an
+    empty slug, as of a Chinese title, becomes ``_1``, ``_2``, ...); ids set with ``{#id}`` stand."""
+    from markdown.extensions.toc import unique  # noqa: PLC0415
+
+    _md, slugify, separator = _markdown(config)
+    used = {h.id for h in page.doc.headings if h.id}
+    for h in page.doc.headings:
+        hid = h.id or unique(slugify(h.text, separator), used)
+        if h.top and h.level == 2 and h.title == "证据":
+            return hid
+    return ""
+
+
+def config_of(docs_dir: Path) -> SiteConfig:
+    """The configuration of the site whose docs folder this is (the ``mkdocs.yml`` nearest above it;
+    none: MkDocs' defaults)."""
+    try:
+        return site_config(find_root(Path(docs_dir)))
+    except SettingsError:
+        return SiteConfig()
 
 
 # --- the bank -----------------------------------------------------------------------------
@@ -126,8 +155,10 @@ def _where(path: Path, docs_dir: Path) -> str:
 
 
 def parse_page(path: Path, docs_dir: Path, *, html: bool = True, sentences: Mapping[str, str] | None = None,
-               facts: ClaimFacts | None = None, site_url: str | None = None) -> tuple[Question | None, list[str]]:
-    """One page to one bank entry, or (None, problems)."""
+               facts: ClaimFacts | None = None, site_url: str | None = None,
+               config: SiteConfig | None = None) -> tuple[Question | None, list[str]]:
+    """One page to one bank entry, or (None, problems). ``config``: the site's (default :func:`config_of`),
+    whose Markdown renders the answers with ``html``."""
     where = _where(path, docs_dir)
     try:
         page = read_page(path)
@@ -135,7 +166,7 @@ def parse_page(path: Path, docs_dir: Path, *, html: bool = True, sentences: Mapp
         return None, [f"{where}: {exc.problem}"]
     if page.front_matter is None:
         return None, [f"{where}: front matter: missing (the page must start with a '---' YAML block)"]
-    meta, body, h1, sections, order = page.meta, page.body, page.h1, page.sections, page.order
+    meta, h1, sections, order = page.meta, page.h1, page.sections, page.order
     problems = validate_meta(meta, where, path.stem)
     if not h1:
         problems.append(f"{where}: body: the question as a level-1 heading ('# ...') is missing")
@@ -158,18 +189,19 @@ def parse_page(path: Path, docs_dir: Path, *, html: bool = True, sentences: Mapp
     entry = _meta_entry(meta, where, site_url)
     said, values = facts.sentences, facts.values
 
-    def text(section: str, page: str | None, base: str | None) -> tuple[str, list[str]]:
-        return clean(sections[section], said, values, page, base)
+    def text(section: str, url: str | None, base: str | None) -> tuple[str, list[str]]:
+        return clean(sections[section], said, values, url, base)
 
     better, claim_ids = text("更好的回答", entry.page_url, site_url)
     ordinary, _ = text("普通回答", entry.page_url, site_url)
-    anchor = _evidence_anchor(body) if html else ""
+    config = (config or config_of(docs_dir)) if html else None
+    anchor = _evidence_anchor(page, config) if config is not None else ""
     entry = replace(entry, question=h1 or entry.question, ordinary_answer=plain_text(ordinary), better_answer=plain_text(better),
                     evidence_url=entry.url + (f"#{anchor}" if anchor else ""), claims=tuple(claim_ids))
-    if html:  # shown on the quiz page: links relative to it unless the site's address is known
+    if config is not None:  # shown on the quiz page: links relative to it unless the site's address is known
         base = site_url or "../"
-        entry = replace(entry, ordinary_answer_html=_html(text("普通回答", f"{base}{entry.url}", base)[0]),
-                        better_answer_html=_html(text("更好的回答", f"{base}{entry.url}", base)[0]))
+        entry = replace(entry, ordinary_answer_html=_html(text("普通回答", f"{base}{entry.url}", base)[0], config),
+                        better_answer_html=_html(text("更好的回答", f"{base}{entry.url}", base)[0], config))
     return entry, []
 
 
@@ -178,13 +210,14 @@ _MEMO: Memo[Bank] = Memo()
 
 def build_bank(docs_dir: Path, *, html: bool = True, cache_dir: Path | None = None,
                sentences: Mapping[str, str] | None = None, facts: ClaimFacts | None = None,
-               site_url: str | None = None) -> Bank:
-    """The bank, rebuilt only when a question page, a claim's sentence or a drill changed.
+               site_url: str | None = None, config: SiteConfig | None = None) -> Bank:
+    """The bank, rebuilt only when a question page, a claim's sentence, a drill or the site's Markdown changed.
 
     ``facts`` (:func:`verify.quiz.claims.gather`: every claim's sentence with this build's values,
     the pages' bound values, the drills) fill the answers where a page shows a claim or a value;
     ``sentences`` alone is the same without values and drills; with neither, claims are left out.
-    ``site_url`` (ending in ``/``) makes every page link absolute.
+    ``site_url`` (ending in ``/``) makes every page link absolute. ``config``: the site's configuration,
+    whose Markdown extensions render the answers (default: the ``mkdocs.yml`` above ``docs_dir``).
 
     Remembered in the process (the quiz fence and the site hook share it) and, given the project's
     ``cache_dir``, on disk (a warm site build does not render the answers again).
@@ -194,7 +227,9 @@ def build_bank(docs_dir: Path, *, html: bool = True, cache_dir: Path | None = No
     pages = sorted((docs_dir / "questions").glob("*.md"))
     current = stamp(pages)
     said = facts.digest()
-    key = [str(docs_dir), html, [list(s) for s in current], said, site_url, BANK_VERSION]
+    config = (config or config_of(docs_dir)) if html else None
+    markdown = config.digest if config else None
+    key = [str(docs_dir), html, [list(s) for s in current], said, site_url, markdown, BANK_VERSION]
 
     def compute() -> Bank:
         disk = cache_dir / f"quizbank-{'html' if html else 'text'}.json" if cache_dir else None
@@ -204,7 +239,7 @@ def build_bank(docs_dir: Path, *, html: bool = True, cache_dir: Path | None = No
                 return Bank.from_json(cached["bank"])
             except (KeyError, TypeError, ValueError):
                 pass  # written by other code: built again
-        bank = _build_bank(docs_dir, html=html, facts=facts, site_url=site_url)
+        bank = _build_bank(docs_dir, html=html, facts=facts, site_url=site_url, config=config)
         if disk:
             try:
                 atomic_write_json(disk, {"key": key, "bank": bank.to_json()})
@@ -212,7 +247,7 @@ def build_bank(docs_dir: Path, *, html: bool = True, cache_dir: Path | None = No
                 pass
         return bank
 
-    return _MEMO.get((str(docs_dir), html), [current, said, site_url], compute)
+    return _MEMO.get((str(docs_dir), html), [current, said, site_url, markdown], compute)
 
 
 def _drills(facts: ClaimFacts, questions: list[Question], site_url: str | None) -> tuple[Drill, ...]:
@@ -230,19 +265,21 @@ def _drills(facts: ClaimFacts, questions: list[Question], site_url: str | None) 
 
 
 def _build_bank(docs_dir: Path, *, html: bool = True, facts: ClaimFacts | None = None,
-                site_url: str | None = None) -> Bank:
+                site_url: str | None = None, config: SiteConfig | None = None) -> Bank:
     """Every ``docs_dir/questions/*.md`` as one validated bank; raises BankError naming file and field.
 
     Args:
         docs_dir: the site's docs folder.
-        html: also render the answers to HTML (the site needs it; the terminal does not).
+        html: also render the answers to HTML (the site needs it; the terminal does not), with the
+            Markdown of ``config`` (default: the site's, :func:`config_of`).
     """
     docs_dir = Path(docs_dir)
     facts = facts or ClaimFacts()
+    config = (config or config_of(docs_dir)) if html else None
     questions: list[Question] = []
     problems: list[str] = []
     for path in sorted((docs_dir / "questions").glob("*.md")):
-        entry, errs = parse_page(path, docs_dir, html=html, facts=facts, site_url=site_url)
+        entry, errs = parse_page(path, docs_dir, html=html, facts=facts, site_url=site_url, config=config)
         problems += errs
         if entry:
             questions.append(entry)

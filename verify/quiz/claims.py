@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,8 +22,6 @@ from verify.quiz.schema import Drill
 
 if TYPE_CHECKING:
     from verify.core.ledger import Ledger
-
-_BOUND = re.compile(r"`#!v ([^`]+)`")
 
 
 @dataclass(frozen=True)
@@ -91,15 +88,22 @@ def function_source(v: Ledger, snippet: str, line: int) -> str:
 
 
 def _values(v: Ledger, docs_dir: Path) -> dict[str, str | None]:
+    """Each question page's bound value (by :func:`binding.ref_key`) -> its text; from the pages' prose facts,
+    kept in the cache by content, so a warm build parses no page for them."""
+    from verify.storage import pages as page_store  # noqa: PLC0415
+
     out: dict[str, str | None] = {}
-    for page in sorted(Path(docs_dir).glob("questions/*.md")):
-        for src in _BOUND.findall(page.read_text(encoding="utf-8")):
+    for rel, prose in page_store.read_all(Path(docs_dir), v.settings.cache_dir).items():
+        if not rel.startswith("questions/"):
+            continue
+        for ref, _line in prose.refs:
             try:
-                text, _status, _where = v.value(binding.parse_inline(src))
+                text, _status, _where = v.value(ref)
             except binding.BindError:
                 continue
-            out[src.strip()] = None if text == "—" else text
+            out[ref.label] = None if text == "—" else text
     return out
+
 
 
 def drill_for(v: Ledger, claim_id: str) -> Drill | None:

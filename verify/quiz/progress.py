@@ -37,6 +37,7 @@ from typing import Any
 
 import fsrs
 
+from verify.core.records import JsonObject
 from verify.storage.fs import DuplicateKey, unique_keys
 
 APP = "verified-infra-interview"
@@ -304,7 +305,7 @@ class NotAProgressFile(ValueError):
     """Why a file is not a progress file, in the words the browser uses too."""
 
 
-def read(raw: bytes) -> dict[str, Any]:
+def read(raw: bytes) -> JsonObject:
     """The progress file in ``raw``, checked whole (the browser's ``QuizCore.readProgress``).
 
     :class:`NotAProgressFile` says why not: too large, not UTF-8, not JSON, a key twice in one
@@ -330,8 +331,8 @@ def _iso(d: datetime | None) -> str | None:
     return d.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z") if d else None
 
 
-def to_browser(card: fsrs.Card, reviews: list[dict[str, Any]]) -> dict[str, Any]:
-    """A terminal card in the browser's shape; reps and lapses counted from its reviews."""
+def to_browser(card: fsrs.Card, reviews: list[JsonObject]) -> JsonObject:
+    """A terminal card in the browser's shape; reps and lapses counted from its reviews (as the file's log keeps them)."""
     lapses, state = 0, None
     replay = fsrs.Scheduler(enable_fuzzing=False)
     probe = fsrs.Card(card_id=card.card_id, due=_date(reviews[0]["at"]) if reviews else card.due)
@@ -346,7 +347,7 @@ def to_browser(card: fsrs.Card, reviews: list[dict[str, Any]]) -> dict[str, Any]
             "state": card.state.value, "last_review": _iso(card.last_review)}
 
 
-def from_browser(item_id: str, c: dict[str, Any]) -> fsrs.Card | None:
+def from_browser(item_id: str, c: JsonObject) -> fsrs.Card | None:
     """A browser card as the terminal's; None for a card never reviewed (state New)."""
     if c["state"] == 0:
         return None
@@ -357,7 +358,7 @@ def from_browser(item_id: str, c: dict[str, Any]) -> fsrs.Card | None:
                      last_review=_date(c.get("last_review")))
 
 
-def export(store: Progress, known: set[str] | None = None) -> dict[str, Any]:
+def export(store: Progress, known: set[str] | None = None) -> JsonObject:
     """The store as a progress file (only ids in ``known``, when given)."""
     cards, log = {}, []
     for item_id in store.ids():
@@ -379,7 +380,7 @@ class Imported:
     unknown: list[str] = field(default_factory=list)  # ids the bank does not have, skipped
 
 
-def import_into(store: Progress, obj: dict[str, Any], known: set[str]) -> Imported:
+def import_into(store: Progress, obj: JsonObject, known: set[str]) -> Imported:
     """Merge a validated progress file into the store, in one transaction: all of it or nothing.
 
     Ids not in ``known`` are skipped and listed; a review already here (same card, rating and time

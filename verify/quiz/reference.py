@@ -17,16 +17,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from pathlib import Path
 
-from verify.core.pages import _NEWLINES, _tokens
+from verify.core import binding, pages
 
 NOT_OBSERVED = "（这一句的数值要在 GPU 上运行后才有，本站构建时没有测到，见网页。）"
 UNSEEN_VALUE = "（本机未测，见网页）"
 SITE_ONLY = ("点开", "徽章")
 _DROPPED = ("evidence", "ledger", "quizbank")
-_BOUND = re.compile(r"`#!v ([^`]+)`")
-_INPUT = re.compile(r"`#!in ([^`]+)`")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _LINK = re.compile(r"(?<!!)\[([^\]]+)\]\(([^)\s]+)\)")
 _SITE_ONLY = re.compile(r"[^。！？\n]*(?:" + "|".join(SITE_ONLY) + r")[^。！？\n]*[。！？]?")
@@ -37,49 +34,34 @@ def figure_line(title: str, page_url: str | None) -> str:
     return f"图：{title}（表格与曲线{where}）"
 
 
-def _bench_title(source: str) -> str:
-    group, opts = "", {}
-    for line in source.strip().splitlines():
-        key, sep, value = line.split("#", 1)[0].partition(":")
-        if sep:
-            opts[key.strip()] = value.strip()
-        elif key.strip():
-            group = key.strip()
+def _bench_title(fence: pages.Fence) -> str:
+    opts = fence.options.options
     if "title" in opts:
         return opts["title"]
     if "compare" in opts:
         return "基准对比 " + " 与 ".join(opts["compare"].split())
-    return f"基准 {group}"
+    return f"基准 {fence.options.name}"
 
 
-def _fences(text: str, sentences: Mapping[str, str | None], page_url: str | None) -> tuple[str, list[str]]:
-    lines = text.split("\n")
-    out: list[str] = []
-    ids: list[str] = []
-    pos = 0
-    for tok in _tokens(text):
-        if tok.type != "fence" or not tok.map:
-            continue
-        kind = (tok.info.split() or [""])[0]
-        if kind not in ("claim", "bench", *_DROPPED):
-            continue
-        start, end = tok.map
-        indent = re.match(r"\s*", lines[start]).group(0)  # type: ignore[union-attr]
-        out += lines[pos:start]
-        said: str | None = None
-        if kind == "claim":
-            cid = (tok.content.split() or [""])[0]
-            if cid:
-                ids.append(cid)
-            if cid in sentences:  # a claim the caller has no sentence for is left out
-                said = sentences[cid] or NOT_OBSERVED
-        elif kind == "bench":
-            said = figure_line(_bench_title(tok.content), page_url)
-        if said:
-            out += [indent.rstrip(), indent + said, indent.rstrip()]
-        pos = end
-    out += lines[pos:]
-    return "\n".join(out), ids
+def _said(fence: pages.Fence, sentences: Mapping[str, str | None], page_url: str | None) -> str | None:
+    """What stands for a fence off the site: a claim's sentence, a figure's line; None: nothing."""
+    if fence.kind == "claim":
+        cid = fence.word
+        return (sentences[cid] or NOT_OBSERVED) if cid in sentences else None  # a claim without a sentence is left out
+    if fence.kind == "bench":
+        return figure_line(_bench_title(fence), page_url)
+    return None
+
+
+def _written_out(doc: pages.Doc, sentences: Mapping[str, str | None], values: Mapping[str, str | None],
+                 page_url: str | None) -> tuple[str, list[str]]:
+    """The fences and inline references of the text replaced; the claims it shows."""
+    fences = [f for f in doc.fences if f.kind in ("claim", "bench", *_DROPPED)]
+    edits = pages.replace_fences(doc, fences, lambda f: _said(f, sentences, page_url))
+    for ref in (r for r in doc.refs if r.span[0] < r.span[1]):
+        said = (values.get(binding.ref_key(ref.source)) or UNSEEN_VALUE) if ref.kind == "v" else ref.source.strip()
+        edits.append((*ref.span, said))
+    return pages.splice(doc.text, edits), [f.word for f in fences if f.kind == "claim" and f.word]
 
 
 def _link(target: str, site_base: str) -> str:
@@ -103,9 +85,7 @@ def clean(markdown_text: str, sentences: Mapping[str, str | None], values: Mappi
     ``values``: inline ``#!v`` source -> its text. ``site_base``: the site's address ending in
     ``/`` (absolute, or relative to where the text is shown); links stay text without it.
     """
-    text, ids = _fences(_NEWLINES.sub("\n", markdown_text), sentences, page_url)
-    text = _BOUND.sub(lambda m: values.get(m.group(1).strip()) or UNSEEN_VALUE, text)
-    text = _INPUT.sub(lambda m: m.group(1).strip(), text)
+    text, ids = _written_out(pages.read(markdown_text), sentences, values, page_url)
     text = _IMAGE.sub(lambda m: figure_line(m.group(1) or "插图", page_url).replace("表格与曲线", ""), text)
     if site_base is not None:
         text = _LINK.sub(lambda m: f"[{m.group(1)}]({_link(m.group(2), site_base)})", text)
@@ -118,27 +98,15 @@ def clean(markdown_text: str, sentences: Mapping[str, str | None], values: Mappi
 
 def plain_text(markdown_text: str) -> str:
     """Markdown for a terminal or a card: admonitions turned into quotes with their title."""
-    out: list[str] = []
-    in_adm = False
-    for line in markdown_text.splitlines():
-        m = re.match(r'^(?:!!!|\?\?\?\+?)\s*(\w+)(?:\s+"([^"]*)")?\s*$', line)
-        if m:
-            in_adm = True
-            out.append(f"> **{m.group(2) or m.group(1)}**")
+    doc = pages.read(markdown_text)
+    lines = list(doc.lines)
+    for adm in doc.admonitions:
+        if not adm.top or lines[adm.start][:1].isspace():
             continue
-        if in_adm and (line.startswith("    ") or not line.strip()):
-            out.append(("> " + line[4:]).rstrip() if line.strip() else ">")
-            continue
-        in_adm = False
-        out.append(line)
-    return "\n".join(out).strip().rstrip(">").strip()
-
-
-def site_url(root: Path) -> str | None:
-    """``site_url`` of the checkout's ``mkdocs.yml`` (ending in ``/``), or None when it names none."""
-    try:
-        text = (Path(root) / "mkdocs.yml").read_text(encoding="utf-8")
-    except OSError:
-        return None
-    m = re.search(r"^site_url:\s*['\"]?([^'\"\s#]+)", text, re.M)
-    return (m.group(1).rstrip("/") + "/") if m else None
+        lines[adm.start] = f"> **{adm.title or adm.types[0]}**"
+        end = adm.end
+        while end < len(lines) and not lines[end].strip():  # the blank lines after it stay in the quote
+            end += 1
+        for i in range(adm.start + 1, end):
+            lines[i] = ("> " + lines[i][4:]).rstrip() if lines[i].strip() else ">"
+    return "\n".join(lines).strip().rstrip(">").strip()

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeGuard
 
+from verify.core.records import JsonObject
+
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # The syllabus' topics, in the order the site lists them.
 TOPICS = ("pytorch-internals", "cuda-gpu", "training-memory", "distributed", "serving", "model-architecture",
@@ -37,7 +39,7 @@ def _quote_hint(v: Any) -> str:
     return ""
 
 
-def _records(meta: dict[str, Any], name: str, shape: str, bad: Callable[[str, str], None]) -> list[tuple[str, Any]]:
+def _records(meta: JsonObject, name: str, shape: str, bad: Callable[[str, str], None]) -> list[tuple[str, Any]]:
     """``(field path, item)`` of a required non-empty list field; reports the field when it is not one."""
     items = meta.get(name)
     if not isinstance(items, list) or not items:
@@ -136,7 +138,7 @@ def _strings(items: Iterable[str] | None) -> tuple[str, ...]:
 
 
 class _Record:
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return _plain(self)
 
 

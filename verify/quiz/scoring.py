@@ -27,8 +27,8 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from verify.core.records import JsonObject
 from verify.quiz.schema import KeyPoint
 
 _WORD = re.compile(r"[0-9a-z_]")
@@ -240,7 +240,7 @@ class Score:
         """Mean over key points of the share of their keywords found, 0..1 (0 for a contradicted point)."""
         return sum(p.fraction for p in self.points) / len(self.points) if self.points else 0.0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"coverage": round(self.coverage, 4),
                 "points": [{"point": p.point, "status": p.status, "hits": p.hits, "listed": p.listed,
                             "contradicted": p.contradicted} for p in self.points]}

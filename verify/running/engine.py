@@ -10,12 +10,13 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from dataclasses import replace
+from typing import Protocol
 
 from verify.core import evidence, needs
 from verify.errors import Failure
 from verify.core.ledger import Ledger
-from verify.core.records import Evidence, Outcome, Provenance, WorkerResult
+from verify.core.records import Evidence, Machine, Outcome, Provenance, WorkerResult
 from verify.core.registry import ClaimSpec, Registry
 from verify.running import guard, runner
 from verify.running.probe import now, probe
@@ -27,19 +28,18 @@ from verify.storage.git import git_commit
 log = logging.getLogger("mkdocs.verify")
 
 
-def unmet_need(spec: ClaimSpec, info: dict[str, Any]) -> str | None:
+def unmet_need(spec: ClaimSpec, machine: Machine) -> str | None:
     """Why this claim cannot run on this machine, or ``None`` when it can."""
-    return needs.unmet(spec.needs, spec.min_torch, info)
+    return needs.unmet(spec.needs, spec.min_torch, machine)
 
 
-def provenance(info: dict[str, Any], commit: str, threads: int | None = None) -> Provenance:
-    extra: dict[str, Any] = {"git_commit": commit, "date": now()}
-    if threads is not None:
-        extra["threads"] = threads
-    return Provenance.of_machine(info, **extra)
+def provenance(machine: Machine, commit: str, threads: int | None = None) -> Provenance:
+    """The machine's facts, this commit and now; ``threads``: what the claim ran with (else the probe's)."""
+    prov = Provenance.of_machine(machine, git_commit=commit, date=now())
+    return prov if threads is None else replace(prov, threads=threads)
 
 
-def _recorded(settings: Settings, reg: Registry, info: dict[str, Any]
+def _recorded(settings: Settings, reg: Registry, info: Machine
               ) -> tuple[dict[str, Evidence], dict[str, dict[str, Evidence]]]:
     """(records of this very environment, records of other devices), all judged again.
 
@@ -51,7 +51,7 @@ def _recorded(settings: Settings, reg: Registry, info: dict[str, Any]
     mine = env_key(info)
     for dev, records in recorded.load_all(settings).items():
         for cid, record in records.items():
-            if dev == info["device_key"] and env_key(record.provenance.to_json()) == mine:
+            if dev == info.device_key and env_key(record.provenance) == mine:
                 here[cid] = evidence.rejudge_stored(reg, record)
             else:
                 remote.setdefault(dev, {})[cid] = evidence.rejudge_stored(reg, record)
@@ -102,7 +102,7 @@ def verify(
     here, remote = _recorded(settings, reg, info)
     if live:  # committed records of this environment are another machine's until this one ran them
         for cid, record in here.items():
-            remote.setdefault(info["device_key"], {})[cid] = record
+            remote.setdefault(info.device_key, {})[cid] = record
         here = {}
     local: dict[str, Evidence] = {}
     to_run: dict[str, list[ClaimSpec]] = {}
@@ -153,10 +153,10 @@ def verify(
 
     if to_run:
         count = sum(len(v) for v in to_run.values())
-        log.info("verify: running %d claim(s) from %d snippet file(s) on %s", count, len(to_run), info["device_name"])
+        log.info("verify: running %d claim(s) from %d snippet file(s) on %s", count, len(to_run), info.device_name)
 
         def make_env(threads: int | None) -> runner.WorkerEnv:
-            return runner.WorkerEnv(settings=settings, device=info["device"], threads=threads)
+            return runner.WorkerEnv(settings=settings, device=info.device, threads=threads)
 
         jobs = jobs or settings.jobs or max(1, min(4, os.cpu_count() or 1))
         if progress:

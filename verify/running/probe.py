@@ -18,9 +18,10 @@ import shutil
 import subprocess
 import sys
 from datetime import datetime, timezone
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
+from verify.core.records import Machine
 from verify.settings import Settings
 from verify.storage.fs import json_memo
 
@@ -83,10 +84,10 @@ def _fingerprint(settings: Settings) -> str:
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
 
-_MEMO: dict[tuple[str, ...], dict[str, Any]] = {}
+_MEMO: dict[tuple[str, ...], Machine] = {}
 
 
-def probe(settings: Settings) -> dict[str, Any]:
+def probe(settings: Settings) -> Machine:
     """Facts about torch and the device, from the cache when the fingerprint still matches.
 
     Remembered in the process as well: asking the package metadata for torch's location is itself
@@ -95,34 +96,36 @@ def probe(settings: Settings) -> dict[str, Any]:
     key = (str(settings.cache_dir), sys.executable, settings.cuda_visible, settings.device)
     if key not in _MEMO:
         _MEMO[key] = _probe(settings)
-    return dict(_MEMO[key])
+    return _MEMO[key]
 
 
-def _probe(settings: Settings) -> dict[str, Any]:
+def _probe(settings: Settings) -> Machine:
     """``<cache>/probe.json`` while its fingerprint is this machine's; else torch is asked again."""
     fp = _fingerprint(settings)
-    return json_memo(settings.cache_dir).get("probe", lambda: _ask(settings, fp),
-                                             valid=lambda cached: isinstance(cached, dict) and cached.get("fingerprint") == fp)
+    return Machine.from_json(json_memo(settings.cache_dir).get(
+        "probe", lambda: _ask(settings, fp).to_json(),
+        valid=lambda cached: isinstance(cached, dict) and cached.get("fingerprint") == fp))
 
 
-def _ask(settings: Settings, fp: str) -> dict[str, Any]:
+def _ask(settings: Settings, fp: str) -> Machine:
     out = subprocess.run([sys.executable, "-c", _PROBE, settings.device or "auto"], capture_output=True, text=True, timeout=300)
     if out.returncode != 0:
         raise RuntimeError(f"probing torch failed (is torch installed in {sys.executable}?):\n{out.stderr[-2000:]}")
-    info = json.loads(out.stdout.strip().splitlines()[-1])
-    info.update(
+    torch_facts = Machine.from_json(json.loads(out.stdout.strip().splitlines()[-1]))  # what the child printed
+    cpu = cpu_model()
+    machine = replace(
+        torch_facts,
         fingerprint=fp,
-        cpu_model=cpu_model(),
+        cpu_model=cpu,
         cpu_signature=cpu_signature(),
         cpu_count=os.cpu_count() or 1,
         python=platform.python_version(),
         os=f"{platform.system()} {platform.release()}",
         compilers={tool: bool(shutil.which(tool)) for tool in ("g++", "nvcc")},
+        device_name=torch_facts.gpu_name or cpu,
     )
-    info["device_name"] = info["gpu_name"] or info["cpu_model"]
     # The key under which this machine's evidence is stored and committed.
-    info["device_key"] = device_key(info)
-    return info
+    return replace(machine, device_key=device_key(machine))
 
 
 _NOISE = {"r", "tm", "cpu", "processor", "with", "radeon", "graphics"}
@@ -134,16 +137,16 @@ def _slug(text: str) -> str:
     return "-".join(w for w in words if w and w not in _NOISE and not re.fullmatch(r"\d+-core", w))
 
 
-def device_key(info: dict[str, Any]) -> str:
+def device_key(machine: Machine) -> str:
     """A readable, file-name-safe name of the device that evidence and benchmarks are kept under.
 
     ``cuda-nvidia-h200`` for a GPU; for a CPU its model, generation and vector ISA, e.g.
     ``cpu-amd-epyc-f26m2-avx512``: results from another processor are never shown as this one's.
     """
-    if info["device"] == "cuda":
-        return "cuda-" + (_slug(info["gpu_name"] or "gpu") or "gpu")
-    parts = [_slug(info.get("cpu_model") or platform.machine()) or platform.machine(), info.get("cpu_signature"),
-             (info.get("cpu_isa") or "").lower()]
+    if machine.device == "cuda":
+        return "cuda-" + (_slug(machine.gpu_name or "gpu") or "gpu")
+    parts = [_slug(machine.cpu_model or platform.machine()) or platform.machine(), machine.cpu_signature,
+             (machine.cpu_isa or "").lower()]
     return "cpu-" + "-".join(p for p in parts if p and p != "default")
 
 

@@ -22,32 +22,31 @@ from collections.abc import Callable
 from pathlib import Path
 
 from verify.core.ledger import Ledger
-from verify.core.records import Evidence
+from verify.core.records import Evidence, Machine
 from verify.core.registry import ClaimSpec
 from verify.running import engine
 from verify.settings import Settings
-from verify.storage import bundles, recorded
+from verify.storage import recorded
 
 
 class Writer:
     """Implements :class:`verify.running.engine.Progress`: each finished claim is written at once."""
 
-    def __init__(self, settings: Settings, probe: dict, also: Path | None = None,
+    def __init__(self, settings: Settings, machine: Machine, also: Path | None = None,
                  echo: Callable[[str], None] = print):
-        self.settings, self.probe, self.also, self.echo = settings, probe, also, echo
+        self.settings, self.machine, self.also, self.echo = settings, machine, also, echo
         self.records: dict[str, Evidence] = {}
-        self.path = settings.evidence_dir / f"{probe['device_key']}.json"
+        self.path = settings.evidence_dir / f"{machine.device_key}.json"
 
     def start(self, specs: list[ClaimSpec]) -> None:
-        self.echo(f"recording {len(specs)} claim(s) on {self.probe['device_name']} into {self.path.name}")
+        self.echo(f"recording {len(specs)} claim(s) on {self.machine.device_name} into {self.path.name}")
 
     def waiting(self, message: str) -> None:
         self.echo(message)
 
     def done(self, claim_id: str, record: Evidence) -> None:
         self.records[claim_id] = record
-        self.path = recorded.write(self.settings, self.probe["device_key"], self.records,
-                                   bundles.machine_of(self.probe))
+        self.path = recorded.write(self.settings, self.machine.device_key, self.records, self.machine.recorded())
         if self.also is not None:  # a copy where the loan's files come back from, kept current
             self.also.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(self.path, self.also / self.path.name)
@@ -63,7 +62,7 @@ def record(settings: Settings, only_cuda: bool = False, jobs: int | None = None,
     writer = Writer(settings, probe(settings), also, echo)
     out = engine.verify(settings, select=select, jobs=jobs, force=True, progress=writer, deadline=deadline)
     # the skipped ones (a need not met) were never run, so the writer has not seen them
-    path = recorded.write(settings, out.probe["device_key"], out.local, bundles.machine_of(out.probe))
+    path = recorded.write(settings, out.probe.device_key, out.local, out.probe.recorded())
     if also is not None:
         also.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, also / path.name)
@@ -74,7 +73,7 @@ def summary(path: Path, out: Ledger, seconds: float) -> str:
     counts: dict[str, int] = {}
     for rec in out.local.values():
         counts[rec.outcome.value] = counts.get(rec.outcome.value, 0) + 1
-    text = (f"wrote {path}: {len(out.local)} claims on {out.probe['device_name']} (torch {out.probe['torch']}) "
+    text = (f"wrote {path}: {len(out.local)} claims on {out.probe.device_name} (torch {out.probe.torch}) "
             f"in {seconds:.0f}s: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
     if out.left:
         text += f"; not run before the deadline: {len(out.left)} ({', '.join(out.left)})"

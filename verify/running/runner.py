@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from verify.core.records import ExceptionInfo, Outcome, WorkerResult
 from verify.core.registry import ClaimSpec
@@ -159,16 +158,16 @@ def run_file(
                 progress = _watch(proc, results_path, timeouts, results, deadline)
             finally:
                 _kill(proc)  # children a claim left running go with the worker's process group
-            if progress["deadline"]:
+            if progress.deadline:
                 break
-            current = progress["current"]
-            if progress["import_error"]:
-                err = progress["import_error"]
-                exc = ExceptionInfo(err["type"], f"importing {snippet} failed: {err['message']}", err.get("traceback", ""))
+            current = progress.current
+            if progress.import_error:
+                err = progress.import_error
+                exc = ExceptionInfo(err.type, f"importing {snippet} failed: {err.message}", err.traceback)
                 for cid in pending:
                     results[cid] = WorkerResult(cid, output=_tail(log_path), exception=exc)
                 break
-            if progress["timed_out"]:
+            if progress.timed_out and current is not None:
                 results[current] = WorkerResult(
                     current, output=_tail(workdir / current / OUTPUT_FILE) + _tail(log_path),
                     duration_s=timeouts[current], outcome=Outcome.TIMEOUT,
@@ -177,7 +176,7 @@ def run_file(
                 results[current] = WorkerResult(
                     current, output=_tail(workdir / current / OUTPUT_FILE) + _tail(log_path), outcome=Outcome.CRASH,
                     message=f"the worker process {_signal_name(proc.returncode)} while running this claim")
-            elif progress["stuck_import"]:
+            elif progress.stuck_import:
                 for cid in pending:
                     results[cid] = WorkerResult(cid, output=_tail(log_path), outcome=Outcome.TIMEOUT,
                                                 message=f"importing {snippet} took over {IMPORT_TIMEOUT:.0f} s")
@@ -193,10 +192,20 @@ def run_file(
     return results
 
 
+@dataclass
+class _Watched:
+    """How a worker's run ended, as :func:`_watch` saw it."""
+
+    current: str | None = None  # the claim it had begun and not ended
+    timed_out: bool = False  # that claim ran past its timeout
+    import_error: ExceptionInfo | None = None  # importing the snippet failed
+    stuck_import: bool = False  # the import took over IMPORT_TIMEOUT
+    deadline: bool = False  # the run's deadline came
+
+
 def _watch(proc: subprocess.Popen[bytes], results_path: Path, timeouts: dict[str, float],
-           results: dict[str, WorkerResult], deadline: float | None = None) -> dict[str, Any]:
-    state: dict[str, Any] = {"current": None, "timed_out": False, "import_error": None, "stuck_import": False,
-                             "deadline": False}
+           results: dict[str, WorkerResult], deadline: float | None = None) -> _Watched:
+    state = _Watched()
     began = time.monotonic()
     offset = 0
     buffer = ""
@@ -217,28 +226,28 @@ def _watch(proc: subprocess.Popen[bytes], results_path: Path, timeouts: dict[str
                 continue
             event = json.loads(line)
             if event["event"] == "begin":
-                state["current"], began, started_any = event["id"], time.monotonic(), True
+                state.current, began, started_any = event["id"], time.monotonic(), True
             elif event["event"] == "end":
                 result = WorkerResult.from_json(event)
                 results[result.claim_id] = result
-                state["current"] = None
+                state.current = None
             elif event["event"] == "import-error":
-                state["import_error"] = event
+                state.import_error = ExceptionInfo.from_json(event)
         if finished:
             return state
         now = time.monotonic()
-        current = state["current"]
+        current = state.current
         if deadline is not None and now >= deadline:
             _kill(proc)
-            state["deadline"] = True
+            state.deadline = True
             return state
         if current is not None and now - began > timeouts[current]:
             _kill(proc)
-            state["timed_out"] = True
+            state.timed_out = True
             return state
         if not started_any and now - began > IMPORT_TIMEOUT:
             _kill(proc)
-            state["stuck_import"] = True
+            state.stuck_import = True
             return state
         time.sleep(POLL_S)
 

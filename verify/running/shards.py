@@ -17,10 +17,9 @@ import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from verify.errors import ClaimError
-from verify.core.records import Evidence, Outcome
+from verify.core.records import Evidence, JsonObject, Outcome
 from verify.core.registry import ClaimSpec, Registry
 from verify.settings import Settings
 from verify.running.probe import now
@@ -138,8 +137,10 @@ def plan(file_weights: dict[str, float], n: int) -> Plan:
 
 
 def record(settings: Settings, records: Iterable[Evidence], file_seconds: dict[str, float],
-           machine: dict[str, Any]) -> Path:
+           machine: JsonObject) -> Path:
     """Update ``snippets/durations.json`` with what these records and file times say; others keep theirs.
+
+    ``machine`` is the ``machine`` object of the bundle they came from, as it was read.
 
     A skipped claim (a need not met) weighs nothing on this kind of machine.
     """

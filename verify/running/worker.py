@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from verify.claim import LOADED, Context
-from verify.core.records import MAX_OBSERVED, ExceptionInfo, WorkerResult
+from verify.core.records import MAX_OBSERVED, ExceptionInfo, JsonObject, WorkerResult
 
 MAX_OUTPUT = 8000
 # MAX_OBSERVED (verify.core.records): observe a summary (a count, a few items), not a whole tensor
@@ -108,7 +108,8 @@ def _import_snippet(path: Path) -> None:
     spec.loader.exec_module(module)
 
 
-def _write(results: Path, record: dict[str, Any]) -> None:
+def _write(results: Path, record: JsonObject) -> None:
+    """One message to the runner: a line of JSON, on disk before the next claim starts."""
     with results.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(record, ensure_ascii=False) + "\n")
         fh.flush()
@@ -158,7 +159,7 @@ def _exception(exc: BaseException, memory: int = 0) -> ExceptionInfo:
     return ExceptionInfo(type(exc).__name__, message, "".join(traceback.format_exception(exc))[-4000:])
 
 
-def _end(result: WorkerResult) -> dict[str, Any]:
+def _end(result: WorkerResult) -> JsonObject:
     return {"event": "end", **result.to_json()}
 
 

@@ -25,6 +25,7 @@ black replaced by ``currentColor``, so they follow the light and dark themes.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from markupsafe import Markup
@@ -32,7 +33,8 @@ from markupsafe import Markup
 from verify import settings as settings_mod
 from verify.bench import compare as cmp
 from verify.bench import store
-from verify.bench.plot import label, plot
+from verify.bench.plot import plot
+from verify.bench.results import BenchMachine, Benchmark, Results
 from verify.core.units import fmt_rate, fmt_time
 from verify.settings import Settings
 from verify.site import session
@@ -49,79 +51,104 @@ OPTIONS = ("x", "plot", "xscale", "title", "compare", "threshold", "needs")
 
 
 def _parse(source: str) -> tuple[str, dict[str, str]]:
-    """The group name (or glob) and the ``key: value`` options of a fence."""
-    group, opts = "", {}
-    for line in source.strip().splitlines():
-        line = line.split("#", 1)[0].strip()
-        key, sep, value = line.partition(":")
-        if sep and key.strip() in OPTIONS:
-            opts[key.strip()] = value.strip()
-        elif sep:
-            raise ValueError(f"unknown option {key.strip()!r} (known: {', '.join(OPTIONS)})")
-        elif line:
-            group = line
-    return group, opts
+    """The group name (or glob) and the ``key: value`` options of a fence (:func:`verify.core.pages.fence_options`)."""
+    from verify.core.pages import fence_options  # noqa: PLC0415
+
+    fence = fence_options(source)
+    for key in fence.options:
+        if key not in OPTIONS:
+            raise ValueError(f"unknown option {key!r} (known: {', '.join(OPTIONS)})")
+    return fence.name, dict(fence.options)
 
 
 # --- tables -------------------------------------------------------------------------------------
 
-def _rows(benches: list[dict[str, Any]], x: str) -> list[tuple[str, ...]]:
+def _rows(benches: list[Benchmark], x: str) -> list[tuple[str, ...]]:
     """The cells of a device's table, one tuple per benchmark (headings: ``LABELS["bench_head"]``)."""
     rows: list[tuple[str, ...]] = []
-    for b in sorted(benches, key=lambda b: (str(label(b)), b.get("extra_info", {}).get(x, 0) or 0)):
-        e = b.get("extra_info", {})
-        rounds = b.get("stats", {}).get("rounds", "?")
-        rows.append((str(label(b)), str(e.get(x, b.get("param") or "")), fmt_time(cmp.per_call(b)),
+    for b in sorted(benches, key=lambda b: (b.label, b.info.get(x, 0) or 0)):
+        e = b.info
+        rounds = "?" if b.rounds is None else b.rounds
+        rows.append((b.label, str(e.get(x, b.param or "")), fmt_time(b.per_call),
                      f"{e.get('spread', 0):.0%}", f"{rounds} × {e.get('inner', 1)}",
                      fmt_rate(e) or TEXT["missing"], f"{e['fraction']:.1%}" if "fraction" in e else TEXT["missing"]))
     return rows
 
 
-def _provenance(data: dict[str, Any], files: list[str], state: dict[str, str]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class RunNote:
+    """The line under a device's table for one result file behind it: its freshness and the run's
+    machine, torch, date, commit and measured limits."""
+
+    state: str  # current | stale | missing
+    device: str
+    cpu_count: int | str
+    threads: int | str
+    torch: str
+    torch_build: str
+    date: str
+    commit: str
+    file: str
+    limits: list[str]
+
+
+def _shown(value: int | str | None) -> int | str:
+    return "?" if value is None else value
+
+
+def _provenance(data: Results, files: list[str], state: dict[str, str]) -> list[RunNote]:
     """Machine, torch, date, commit and measured limits of each result file behind a block."""
     parts = []
     for f in files:
-        run = data.get("runs", {}).get(f, {})
-        m = run.get("machine_info") or data.get("machine_info", {})
-        lim = m.get("limits") or {}
+        run = data.run_of(f)
+        m = data.machine_of(f) or BenchMachine.from_json({})
         limits = []
-        if "copy_GBps" in lim:
-            limits.append(TEXT["copy_limit"].format(lim["copy_GBps"]))
-        for k, v in sorted(lim.items()):
+        if "copy_GBps" in m.limits:
+            limits.append(TEXT["copy_limit"].format(m.limits["copy_GBps"]))
+        for k, v in sorted(m.limits.items()):
             if k.startswith("matmul_") and k.endswith("_GFLOPs"):
                 limits.append(TEXT["matmul_limit"].format(k[7:-7], v))
-        parts.append({
-            "state": state.get(f, "missing"), "device": m.get("gpu_name") or m.get("cpu_model") or "?",
-            "cpu_count": m.get("cpu_count", "?"), "threads": m.get("threads", "?"),
-            "torch": str(m.get("torch", "?")), "torch_build": str(m.get("torch_build", "?")),
-            "date": (run.get("datetime") or data.get("datetime") or "")[:16].replace("T", " "),
-            "commit": ((run.get("commit_info") or {}).get("id") or "")[:12], "file": f, "limits": limits,
-        })
+        parts.append(RunNote(
+            state=state.get(f, "missing"), device=m.name, cpu_count=_shown(m.cpu_count), threads=_shown(m.threads),
+            torch=str(_shown(m.torch)), torch_build=str(_shown(m.torch_build)),
+            date=((run.datetime if run else None) or data.datetime or "")[:16].replace("T", " "),
+            commit=((run.commit.id if run else None) or "")[:12], file=f, limits=limits))
     return parts
 
 
-def _device_block(key: str, data: dict[str, Any], group: str, opts: dict[str, str],
-                  settings: Settings, here: bool = False) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class DeviceBlock:
+    """One device's part of a ``bench`` fence: its plot, table, targets and result files."""
+
+    key: str
+    here: bool  # the machine that builds the site
+    plot: Markup
+    rows: list[tuple[str, ...]]
+    targets: list[tuple[str, str, bool]]  # (variant, the target as text, met)
+    provenance: list[RunNote]
+
+
+def _device_block(key: str, data: Results, group: str, opts: dict[str, str],
+                  settings: Settings, here: bool = False) -> DeviceBlock | None:
     import fnmatch  # noqa: PLC0415
 
-    benches = [b for b in data.get("benchmarks", []) if fnmatch.fnmatchcase(b.get("group") or "", group)]
+    benches = [b for b in data.benchmarks if fnmatch.fnmatchcase(b.group or "", group)]
     if not benches:
         return None
     x = opts.get("x", "size")
-    files = sorted({store.file_of(b) for b in benches})
+    files = sorted({b.file for b in benches})
     state = store.freshness(settings, data)
     mode = opts.get("plot", "both")
     # An <img> of our own making (alt escaped by plot), so it goes into the page as it is.
     svg = plot(benches, f"{group} · {key}", x, mode, settings.cache_dir, opts.get("xscale", "log"))
-    targets = [(str(label(b)), e["target"], bool(e.get("target_met")))
-               for b in benches if isinstance((e := b.get("extra_info", {})).get("target"), str)]
-    return {"key": key, "here": here, "plot": Markup(svg), "rows": _rows(benches, x), "targets": targets,
-            "provenance": _provenance(data, files, state)}
+    targets = [(b.label, b.info["target"], bool(b.info.get("target_met")))
+               for b in benches if isinstance(b.info.get("target"), str)]
+    return DeviceBlock(key, here, Markup(svg), _rows(benches, x), targets, _provenance(data, files, state))
 
 
 def render_group(group: str, opts: dict[str, str], settings: Settings) -> str:
     stored = store.load_all(settings)
-    here = session.get().outcome.probe.get("device_key", "")
+    here = session.get().outcome.probe.device_key
     order = sorted(stored, key=lambda k: (k != here, k))
     devices = [d for k in order if (d := _device_block(k, stored[k], group, opts, settings, here=k == here))]
     if not devices and opts.get("needs") == "cuda" and not here.startswith("cuda"):
@@ -136,16 +163,16 @@ def render_compare(opts: dict[str, str], group: str, settings: Settings) -> str:
     import fnmatch  # noqa: PLC0415
 
     # "here" names this machine's device key: ``compare: here here-1thread`` works on any machine
-    here = session.get().outcome.probe.get("device_key", "")
+    here = session.get().outcome.probe.device_key
     a_key, b_key = (k.replace("here", here, 1) if k.startswith("here") else k for k in opts["compare"].split()[:2])
     threshold = float(opts.get("threshold", 0.1))
     stored = store.load_all(settings)
     if a_key not in stored or b_key not in stored:
         return render("bench_compare.html", missing=True, a_key=a_key, b_key=b_key)
-    rows = [{"group": r["group"] or "", "name": r["name"], "a": fmt_time(r["a_s"]), "b": fmt_time(r["b_s"]),
-             "ratio": f"{r['ratio']:.2f}", "verdict": r["verdict"]}
+    rows = [{"group": r.group or "", "name": r.name, "a": fmt_time(r.a_s), "b": fmt_time(r.b_s),
+             "ratio": f"{r.ratio:.2f}", "verdict": r.verdict}
             for r in cmp.compare(stored[a_key], stored[b_key], threshold)
-            if fnmatch.fnmatchcase(r["group"] or "", group or "*")]
+            if fnmatch.fnmatchcase(r.group or "", group or "*")]
     return render("bench_compare.html", missing=False, a_key=a_key, b_key=b_key, threshold=threshold,
                   a_machine=cmp.machine_line(stored[a_key]), b_machine=cmp.machine_line(stored[b_key]),
                   rows=rows, worse=sum(r["verdict"] == "regressed" for r in rows))

@@ -15,7 +15,7 @@ from verify import settings as settings_mod
 from verify.storage import scan
 from verify.storage.fs import DiskMemo, Memo, stamp, text_memo
 
-_SPANS: Memo[tuple[list[str], list[list[int]]]] = Memo()
+_SPANS: Memo[tuple[list[str], tuple[tuple[int, int, int], ...]]] = Memo()
 
 
 def function_source(path: Path, line: int) -> str:
@@ -26,8 +26,8 @@ def function_source(path: Path, line: int) -> str:
     """
     settings = settings_mod.for_site()
 
-    def read() -> tuple[list[str], list[list[int]]]:
-        return path.read_text(encoding="utf-8").splitlines(), scan.facts(settings).get(path).get("functions", [])
+    def read() -> tuple[list[str], tuple[tuple[int, int, int], ...]]:
+        return path.read_text(encoding="utf-8").splitlines(), scan.facts(settings).get(path).functions
 
     lines, spans = _SPANS.get(path, stamp([path]), read)
     for first, def_line, last in spans:

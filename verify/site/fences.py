@@ -16,7 +16,7 @@ from markupsafe import Markup, escape
 
 from verify.core import binding, evidence, ledger, states
 from verify.core.matchers import describe, normalise
-from verify.core.records import Evidence, Outcome
+from verify.core.records import Evidence, JsonObject, Outcome
 from verify.core.units import fmt_time
 from verify.site import checks, rendercache, session
 from verify.site.templating import LABELS as TEXT
@@ -54,12 +54,12 @@ def _rounded(value: Any) -> Any:
     return value
 
 
-def _origin_text(origin: dict[str, Any] | None) -> str:
+def _origin_text(origin: session.OriginNote | None) -> str:
     """``合并自 <bundle>（其提交 …，在/不在本仓库历史中）`` of a merged record; "" for one run by this checkout."""
     if origin is None:
         return ""
-    return TEXT["origin"].format(origin["bundle"], origin["commit"] or TEXT["origin_no_commit"],
-                                 TEXT["origin_history"][origin["in_history"]])
+    return TEXT["origin"].format(origin.bundle, origin.commit or TEXT["origin_no_commit"],
+                                 TEXT["origin_history"][origin.in_history])
 
 
 def _where(record: Evidence | None, sess: session.Session) -> str:
@@ -69,7 +69,7 @@ def _where(record: Evidence | None, sess: session.Session) -> str:
     return ledger.where(record) + (f" · {merged}" if merged else "")
 
 
-def _values_rows(spec_expected: dict[str, Any], record: Evidence | None) -> list[tuple[str, str, str]]:
+def _values_rows(spec_expected: JsonObject, record: Evidence | None) -> list[tuple[str, str, str]]:
     """(key, expected, observed) per observed item: the expected ones first, then the extra ones."""
     observed = record.observed if record else {}
     keys = list(spec_expected) + [k for k in observed if k not in spec_expected]
@@ -220,7 +220,7 @@ def evidence_fence(source: str, language: str, class_name: str, options: dict, m
     if not claims:
         raise ValueError(f"no claim belongs to question {qid!r}")
     key = [qid, [rendercache.claim_key(sess, c) for c in claims], checks.bound_counts(sess, f"questions/{qid}.md"),
-           sess.outcome.probe["device_name"]]
+           sess.outcome.probe.device_name]
     return rendercache.cached(sess, "evidence", key, lambda: _evidence_html(qid, claims, sess))
 
 
@@ -243,7 +243,7 @@ def _evidence_html(qid: str, claims: list[str], sess: session.Session) -> str:
         rows.append({"href": href, "cid": cid, "statement": sess.outcome.sentence(cid),
                      "status": st, "others": others, "observed": _compact(record)})
     bound, unbound = checks.bound_counts(sess, f"questions/{qid}.md")
-    return render("evidence.html", n_claims=len(claims), here_device=sess.outcome.probe["device_name"],
+    return render("evidence.html", n_claims=len(claims), here_device=sess.outcome.probe.device_name,
                   bound=bound, unbound=unbound,
                   here_counts=sorted(counts.items()),
                   remote_counts=[(name, sorted(c.items())) for name, c in sorted(remote_counts.items())], rows=rows)
@@ -262,22 +262,22 @@ def _ledger_html(sess: session.Session) -> str:
     rows = sess.ledger()
     body = []
     for r in rows:
-        observed = fmt_value(r["observed"]) if r["observed"] else (r["message"] or "")
+        observed = fmt_value(r.observed) if r.observed else (r.message or "")
         here = None
-        if r["date"] and r["status"] != evidence.NEEDS_CUDA:
-            here = {"device": r["device"] or "", "torch": r["torch"] or "", "date": _short_date(r["date"]),
-                    "origin": _origin_text(r["origin"])}
+        if r.date and r.status != evidence.NEEDS_CUDA:
+            here = {"device": r.device or "", "torch": r.torch or "", "date": _short_date(r.date),
+                    "origin": _origin_text(r.origin)}
         body.append({
-            "status": r["status"], "question": r["question"], "id": r["id"], "hash": r["snippet_hash"][:8],
-            "statement": r["statement"], "here": here, "observed": observed[:240],
-            "link": f"../{r['page'][:-3]}/#claim-{r['id']}" if r["page"] else "#",
-            "elsewhere": [{"status": e["status"], "device": e["device"] or e["device_key"],
-                           "torch": e["torch"] or "?", "date": _short_date(e["date"]),
-                           "origin": _origin_text(e["origin"])} for e in r["elsewhere"]],
+            "status": r.status, "question": r.question, "id": r.id, "hash": r.snippet_hash[:8],
+            "statement": r.statement, "here": here, "observed": observed[:240],
+            "link": f"../{r.page[:-3]}/#claim-{r.id}" if r.page else "#",
+            "elsewhere": [{"status": e.status, "device": e.device or e.device_key,
+                           "torch": e.torch or "?", "date": _short_date(e.date),
+                           "origin": _origin_text(e.origin)} for e in r.elsewhere],
         })
     pages = []
     for rel in sorted(p for p in sess.prose if p.startswith(checks.QUESTIONS)):
         bound, unbound = checks.bound_counts(sess, rel)
         pages.append({"page": rel[len(checks.QUESTIONS):-3], "link": f"../{rel[:-3]}/",
                       "claims": len(sess.prose[rel].claims), "bound": bound, "unbound": unbound})
-    return render("ledger.html", rows=body, questions=sorted({r["question"] for r in rows}), pages=pages)
+    return render("ledger.html", rows=body, questions=sorted({r.question for r in rows}), pages=pages)

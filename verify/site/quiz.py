@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 from markupsafe import Markup
 
 from verify import settings as settings_mod
+from verify.core.pages import fence_options
 from verify.quiz.bank import BankError, bank_json, build_bank
 from verify.quiz.claims import ClaimFacts, gather
-from verify.quiz.reference import site_url as configured_site_url
 from verify.site import session
 from verify.site.templating import render
 from verify.storage.fs import atomic_write_text
@@ -36,8 +36,9 @@ def site_bank(settings: Settings, docs_dir: Path, outcome: Ledger | None, *, htm
               site_url: str | None = None) -> Bank:
     """The bank of a site build: answers filled from ``outcome`` (None: a site without snippets)."""
     facts = gather(outcome, docs_dir) if outcome is not None else ClaimFacts()
-    url = site_url if site_url is not None else configured_site_url(settings.root)
-    return build_bank(docs_dir, html=html, cache_dir=settings.cache_dir, facts=facts, site_url=url)
+    config = settings_mod.site_config(settings.root)
+    url = site_url if site_url is not None else config.site_url
+    return build_bank(docs_dir, html=html, cache_dir=settings.cache_dir, facts=facts, site_url=url, config=config)
 
 
 def normal_url(url: str | None) -> str | None:
@@ -68,11 +69,8 @@ def quizbank_fence(source: str, language: str, css_class: str, options: dict, md
     from pymdownx.superfences import SuperFencesException  # noqa: PLC0415
 
     settings = settings_mod.for_site()
-    docs = settings.docs_dir
-    for line in source.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip() == "docs" and value.strip():
-            docs = Path(value.strip())
+    given = fence_options(source).options.get("docs")
+    docs = Path(given) if given else settings.docs_dir
     try:
         # claims' sentences, values and drills fill the bank; a site without snippets (a quiz alone) has none
         outcome = session.get().outcome if settings.snippets_dir.is_dir() else None

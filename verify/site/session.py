@@ -13,16 +13,16 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from pathlib import Path
 from collections.abc import Callable
-from typing import Any
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from verify import settings as settings_mod
 from verify.core import prose as prose_mod
 from verify.errors import Failure, summary
 
 from verify.core.prose import Prose
-from verify.core.records import Evidence
+from verify.core.records import Evidence, JsonObject
 from verify.core.ledger import Ledger
 from verify.settings import Settings
 from verify.storage import git
@@ -98,21 +98,19 @@ class Session:
         pages = self.pages.get(claim_id)
         return pages[0] if pages else None
 
-    def origin(self, record: Evidence | None) -> dict[str, Any] | None:
-        """Where a merged record came from: its bundle, the commit that bundle names, and whether that
-        commit is in this checkout's history (``None``: it cannot be told here); ``None`` for a record
-        this checkout's runner made."""
+    def origin(self, record: Evidence | None) -> OriginNote | None:
+        """Where a merged record came from (see :class:`OriginNote`); ``None`` for a record this checkout's
+        runner made."""
         if record is None or record.origin is None:
             return None
         commit = record.origin.commit
         history = git.in_history(self.root, commit) if commit else None
-        return {"bundle": record.origin.bundle, "commit": commit, "created": record.origin.created,
-                "in_history": history}
+        return OriginNote(record.origin.bundle, commit, record.origin.created, history)
 
     def remote_statuses(self, claim_id: str) -> dict[str, str]:
         return self.outcome.remote_statuses(claim_id)
 
-    def ledger(self) -> list[dict[str, Any]]:
+    def ledger(self) -> list[LedgerRow]:
         """Every claim with its status here and elsewhere: the content of ``evidence.json``."""
         rows = []
         for cid, spec in sorted(self.outcome.registry.claims.items()):
@@ -121,23 +119,84 @@ class Session:
             elsewhere = []
             for dev, st in self.remote_statuses(cid).items():
                 other = self.outcome.remote[dev][cid]
-                elsewhere.append({"device_key": dev, "status": st, "device": other.provenance.device_name,
-                                  "torch": other.provenance.torch, "date": other.provenance.date,
-                                  "snippet_hash": other.snippet_hash, "observed": other.observed,
-                                  "message": other.message, "origin": self.origin(other)})
-            rows.append({
-                "id": cid, "question": spec.question, "statement": self.outcome.sentence(cid),
-                "statement_source": spec.statement, "kind": spec.kind,
-                "page": self.page_of(cid), "snippet": spec.snippet, "needs": list(spec.needs),
-                "status": self.outcome.status(cid), "outcome": record.outcome.value if record else None,
-                "message": record.message if record else None, "expected": spec.expected_summary(),
-                "observed": record.observed if record else None, "device": prov.device_name if prov else None,
-                "torch": prov.torch if prov else None, "torch_build": prov.torch_build if prov else None,
-                "snippet_hash": self.outcome.registry.key(spec.id), "date": prov.date if prov else None,
-                "duration_s": record.duration_s if record else None, "origin": self.origin(record),
-                "elsewhere": elsewhere,
-            })
+                elsewhere.append(Elsewhere(
+                    device_key=dev, status=st, device=other.provenance.device_name, torch=other.provenance.torch,
+                    date=other.provenance.date, snippet_hash=other.snippet_hash, observed=other.observed,
+                    message=other.message, origin=self.origin(other)))
+            rows.append(LedgerRow(
+                id=cid, question=spec.question, statement=self.outcome.sentence(cid),
+                statement_source=spec.statement, kind=spec.kind,
+                page=self.page_of(cid), snippet=spec.snippet, needs=spec.needs,
+                status=self.outcome.status(cid), outcome=record.outcome.value if record else None,
+                message=record.message if record else None, expected=spec.expected_summary(),
+                observed=record.observed if record else None, device=prov.device_name if prov else None,
+                torch=prov.torch if prov else None, torch_build=prov.torch_build if prov else None,
+                snippet_hash=self.outcome.registry.key(spec.id), date=prov.date if prov else None,
+                duration_s=record.duration_s if record else None, origin=self.origin(record),
+                elsewhere=tuple(elsewhere),
+            ))
         return rows
+
+
+@dataclass(frozen=True)
+class OriginNote:
+    """Where a merged record came from: its bundle, the commit and date that bundle names, and whether
+    that commit is in this checkout's history (``None``: it cannot be told here)."""
+
+    bundle: str
+    commit: str | None
+    created: str | None
+    in_history: bool | None
+
+
+@dataclass(frozen=True)
+class Elsewhere:
+    """A claim's record on another device, as the ledger lists it."""
+
+    device_key: str
+    status: str
+    device: str | None
+    torch: str | None
+    date: str | None
+    snippet_hash: str
+    observed: JsonObject  # what the claim observed there
+    message: str
+    origin: OriginNote | None
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """One claim of the ledger: what it says, its status and record here, its records elsewhere.
+
+    :meth:`to_json` is its entry in ``evidence.json`` (the fields in this order).
+    """
+
+    id: str
+    question: str
+    statement: str  # with its values filled in
+    statement_source: str  # as the snippet declares it
+    kind: str
+    page: str | None
+    snippet: str
+    needs: tuple[str, ...]
+    status: str
+    outcome: str | None
+    message: str | None
+    expected: JsonObject  # the claim's expectation, as declared
+    observed: JsonObject | None  # what it observed here
+    device: str | None
+    torch: str | None
+    torch_build: str | None
+    snippet_hash: str
+    date: str | None
+    duration_s: float | None
+    origin: OriginNote | None
+    elsewhere: tuple[Elsewhere, ...]
+
+    def to_json(self) -> JsonObject:
+        data = asdict(self)
+        data.update(needs=list(self.needs), elsewhere=[asdict(e) for e in self.elsewhere])
+        return data
 
 
 def get() -> Session:

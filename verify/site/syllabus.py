@@ -6,9 +6,11 @@ sources, difficulty) and this build's evidence, so a new page appears with no ta
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from verify.core import states
+from verify.core.records import JsonObject
 from verify.core.pages import front_matter
 from verify.quiz.schema import TOPICS
 from verify.site import session
@@ -18,14 +20,36 @@ from verify.site.templating import render
 DIFFICULTY = {1: "基础", 2: "基础", 3: "中等", 4: "深入", 5: "深入"}
 
 
-def _source(meta: dict[str, Any]) -> str:
+def _source(meta: JsonObject) -> str:
     return " · ".join(f"{s.get('company', '')}" + (f" {s['round']}" if s.get("round") else "")
                       for s in meta.get("sources") or [] if isinstance(s, dict))
 
 
-def groups(sess: session.Session) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class QuestionRow:
+    """A question page in the syllabus: its title, link, sources, difficulty and claims verified here."""
+
+    title: str
+    link: str
+    source: str
+    difficulty: str
+    claims: int
+    verified: int
+
+
+@dataclass(frozen=True)
+class Topic:
+    topic: str
+    questions: list[QuestionRow]
+
+    @property
+    def verified(self) -> int:
+        return sum(q.verified for q in self.questions)
+
+
+def groups(sess: session.Session) -> list[Topic]:
     """Topics in syllabus order, each with its questions (title, link, source, difficulty, counts)."""
-    by_topic: dict[str, list[dict[str, Any]]] = {}
+    by_topic: dict[str, list[QuestionRow]] = {}
     claims = sess.outcome.registry.claims
     for page in sorted((sess.settings.docs_dir / "questions").glob("*.md")):
         _front, meta = front_matter(page)
@@ -33,17 +57,15 @@ def groups(sess: session.Session) -> list[dict[str, Any]]:
             continue
         mine = [cid for cid, spec in claims.items() if spec.question == page.stem]
         verified = sum(states.verified_here(sess.outcome.status(cid)) for cid in mine)
-        by_topic.setdefault(meta.get("topic") or "pytorch-internals", []).append({
-            "title": meta.get("title", page.stem), "link": f"questions/{page.stem}/",
-            "source": _source(meta), "difficulty": DIFFICULTY.get(int(meta.get("difficulty") or 0), ""),
-            "claims": len(mine), "verified": verified})
+        by_topic.setdefault(meta.get("topic") or "pytorch-internals", []).append(QuestionRow(
+            title=meta.get("title", page.stem), link=f"questions/{page.stem}/", source=_source(meta),
+            difficulty=DIFFICULTY.get(int(meta.get("difficulty") or 0), ""), claims=len(mine), verified=verified))
     order = [t for t in TOPICS if t in by_topic] + sorted(set(by_topic) - set(TOPICS))
-    return [{"topic": t, "questions": by_topic[t], "verified": sum(q["verified"] for q in by_topic[t])}
-            for t in order]
+    return [Topic(t, by_topic[t]) for t in order]
 
 
 @safe_fence
 def questions_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
     """```questions fence: the syllabus, by topic."""
     sess = session.get()
-    return render("questions.html", groups=groups(sess), device=sess.outcome.probe["device_name"])
+    return render("questions.html", groups=groups(sess), device=sess.outcome.probe.device_name)

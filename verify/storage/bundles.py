@@ -21,23 +21,17 @@ from typing import Any
 
 from verify.core import evidence
 from verify.errors import ClaimError
-from verify.core.records import Evidence, Origin
+from verify.core.records import Evidence, JsonObject, Machine, Origin
 from verify.core.registry import Registry
 from verify.settings import Settings
 from verify.storage import recorded, scan
 
 KIND = "verify-bundle"
-MACHINE_KEYS = ("device_name", "torch", "torch_build", "cuda_runtime", "gpu_capability", "cpu_model", "cpu_count",
-                "python", "os")
 
 
-def machine_of(probe: dict[str, Any]) -> dict[str, Any]:
-    return {k: probe.get(k) for k in MACHINE_KEYS}
-
-
-def write(path: Path, probe: dict[str, Any], records: dict[str, Evidence], *, shard: tuple[int, int] | None,
+def write(path: Path, machine: Machine, records: dict[str, Evidence], *, shard: tuple[int, int] | None,
           file_seconds: dict[str, float], wall_s: float, git_commit: str, created: str) -> Path:
-    return recorded.write_file(path, probe["device_key"], records, machine_of(probe), kind=KIND,
+    return recorded.write_file(path, machine.device_key, records, machine.recorded(), kind=KIND,
                                shard=list(shard) if shard else None, created=created, git_commit=git_commit,
                                wall_s=round(wall_s, 2), files=dict(sorted(file_seconds.items())))
 
@@ -85,7 +79,7 @@ def merge(settings: Settings, paths: list[Path]) -> Report:
     files = [recorded.read(p, _display(settings, p)) for p in paths]  # all checked before any write
     report = Report()
     chosen: dict[str, dict[str, tuple[Evidence, int, str]]] = {}  # device -> claim -> (record, order, origin)
-    machines: dict[str, tuple[str, dict[str, Any]]] = {}
+    machines: dict[str, tuple[str, JsonObject]] = {}  # device -> (created, the machine object of its latest bundle)
     for dev, records in recorded.load_all(settings).items():
         chosen[dev] = {cid: (rec, -1, f"evidence/{dev}.json") for cid, rec in records.items()}  # kept, even if gone
     for order, bundle in enumerate(files):

@@ -17,21 +17,21 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from verify.core.records import Evidence, Outcome
+from verify.core.records import Evidence, Machine, Outcome, Provenance
 from verify.settings import Settings, SettingsError
 from verify.storage.fs import DiskMemo, empty_folder, json_memo
 
 
-def env_key(probe: dict[str, Any]) -> str:
+def env_key(of: Machine | Provenance) -> str:
     """The environment evidence is kept under: a probe of this machine, or a record's provenance."""
-    parts = [str(probe.get(k) or "") for k in ("torch", "torch_build", "device_key", "device_name", "python")]
-    readable = f"{probe['device_key']}-torch{probe['torch']}-{probe['torch_build']}"
+    parts = [str(v or "") for v in (of.torch, of.torch_build, of.device_key, of.device_name, of.python)]
+    readable = f"{of.device_key}-torch{of.torch}-{of.torch_build}"
     return readable + "-" + hashlib.sha256("|".join(parts).encode()).hexdigest()[:8]
 
 
 class EvidenceCache:
-    def __init__(self, cache_dir: Path, probe: dict[str, Any]):
-        self.dir = cache_dir / "evidence" / env_key(probe)
+    def __init__(self, cache_dir: Path, machine: Machine):
+        self.dir = cache_dir / "evidence" / env_key(machine)
         self.passes, self.failures = json_memo(self.dir), json_memo(self.dir / "failed")
 
     def path(self, claim_id: str) -> Path:

@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from verify.core.records import JsonObject
+
 log = logging.getLogger("mkdocs.verify")
 
 CORRUPT = object()
@@ -58,9 +60,9 @@ class DuplicateKey(ValueError):
         self.key = key
 
 
-def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def unique_keys(pairs: list[tuple[str, Any]]) -> JsonObject:
     """``object_pairs_hook`` for untrusted JSON: a key given twice is an error, not the later copy."""
-    out: dict[str, Any] = {}
+    out: JsonObject = {}
     for key, value in pairs:
         if key in out:
             raise DuplicateKey(key)
@@ -273,7 +275,7 @@ class MemoFile:
         self.path, self.format, self.field = path, format, field
         data = read_json(path) if path else None
         entries = data.get(field) if isinstance(data, dict) and data.get("format") == format else None
-        self.entries: dict[str, Any] = entries if isinstance(entries, dict) else {}
+        self.entries: JsonObject = entries if isinstance(entries, dict) else {}  # key -> entry, as in the file
         self.used: set[str] = set()
         self.dirty = False
         self._lock = threading.Lock()

@@ -15,7 +15,7 @@ from verify.core import prose
 from verify.core.binding import Ref
 from verify.storage.fs import MemoFile
 
-FORMAT = 1
+FORMAT = 2  # 2: read by verify.core.pages' one reading (a bound value's line is where its span starts)
 
 
 def _to_json(p: prose.Prose) -> dict[str, Any]:

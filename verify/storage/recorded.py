@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from verify.errors import ClaimError
-from verify.core.records import MAX_OBSERVED, Evidence
+from verify.core.records import MAX_OBSERVED, Evidence, JsonObject
 from verify.settings import Settings
 from verify.storage.fs import atomic_write_json, read_json, unique_keys
 
@@ -33,9 +33,9 @@ class RecordedFile:
 
     path: Path
     device_key: str
-    machine: dict[str, Any]
+    machine: JsonObject  # as the file gives it (another machine's probe, of any version): written back as it is
     claims: dict[str, Evidence]
-    extra: dict[str, Any] = field(default_factory=dict)  # what a bundle adds: its shard, file times
+    extra: JsonObject = field(default_factory=dict)  # what a bundle adds: its shard, file times (checked, kept as read)
 
 
 def _load(path: Path, rel: str) -> Any:
@@ -135,7 +135,7 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _check_bundle_fields(rel: str, data: dict[str, Any]) -> None:
+def _check_bundle_fields(rel: str, data: JsonObject) -> None:
     """What a bundle adds beside its records: file times (seconds by snippet), its wall time, its shard."""
     files = data.get("files")
     if files is not None and not (isinstance(files, dict) and all(isinstance(k, str) and _number(v)
@@ -157,7 +157,7 @@ def load_all(settings: Settings) -> dict[str, dict[str, Evidence]]:
     return out
 
 
-def write_file(path: Path, device_key: str, records: dict[str, Evidence], machine: dict[str, Any],
+def write_file(path: Path, device_key: str, records: dict[str, Evidence], machine: JsonObject,
                **extra: Any) -> Path:
     """Write exactly ``records`` (atomically) as one device's file."""
     claims = {cid: r.to_json() for cid, r in sorted(records.items())}
@@ -166,7 +166,7 @@ def write_file(path: Path, device_key: str, records: dict[str, Evidence], machin
     return path
 
 
-def write(settings: Settings, device_key: str, records: dict[str, Evidence], machine: dict[str, Any]) -> Path:
+def write(settings: Settings, device_key: str, records: dict[str, Evidence], machine: JsonObject) -> Path:
     """Merge ``records`` into the device's file; claims not run this time keep their old records."""
     path = settings.evidence_dir / f"{device_key}.json"
     old = read_json(path)

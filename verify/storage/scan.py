@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from verify.core import registry
+from verify.core.records import JsonObject
 from verify.settings import Settings
 from verify.storage.fs import MemoFile
 
@@ -22,18 +23,37 @@ _CACHES: dict[tuple[Path, Path], ScanCache] = {}
 
 
 class ScanCache:
-    """:class:`verify.core.registry.Facts` kept in ``<cache>/scan.json``."""
+    """:class:`verify.core.registry.Facts` kept in ``<cache>/scan.json``.
+
+    An entry is :meth:`FileFacts.to_json <verify.core.registry.FileFacts.to_json>` with ``beside``,
+    the names in the file's folder. The same entry gives the very same :class:`FileFacts` object
+    (what :func:`load_registry` relies on to tell that nothing changed).
+    """
 
     def __init__(self, root: Path, cache_dir: Path):
         self.root = root
         self.memo = MemoFile(cache_dir / "scan.json", FORMAT, "files")
+        self._read: dict[str, tuple[object, registry.FileFacts]] = {}  # rel -> (its entry, the facts of it)
 
-    def get(self, path: Path) -> dict[str, Any]:
+    def get(self, path: Path) -> registry.FileFacts:
         sha = hashlib.sha256(path.read_bytes()).hexdigest()
         beside = sorted(p.name for p in path.parent.iterdir()) if path.suffix == ".py" else []
-        return self.memo.get(path.relative_to(self.root).as_posix(),
-                             lambda: dict(registry.analyse(path, self.root), beside=beside),
-                             valid=lambda entry: entry.get("sha") == sha and entry.get("beside") == beside)
+        rel = path.relative_to(self.root).as_posix()
+
+        def analysed() -> JsonObject:
+            return {**registry.analyse(path, self.root).to_json(), "beside": beside}
+
+        entry = self.memo.get(rel, analysed, valid=lambda e: isinstance(e, dict) and e.get("sha") == sha
+                              and e.get("beside") == beside)
+        hit = self._read.get(rel)
+        if hit is not None and hit[0] is entry:
+            return hit[1]
+        try:
+            facts = registry.FileFacts.from_json(entry)
+        except (KeyError, TypeError, ValueError):  # an entry of this very file that is not one: analysed again
+            facts = registry.FileFacts.from_json(entry := self.memo.put(rel, analysed()))
+        self._read[rel] = (entry, facts)
+        return facts
 
     def save(self) -> None:
         self.memo.save()
@@ -52,9 +72,9 @@ class _Reading:
 
     def __init__(self, cache: ScanCache):
         self.cache, self.root = cache, cache.root
-        self.given: dict[Path, dict[str, Any]] = {}
+        self.given: dict[Path, registry.FileFacts] = {}
 
-    def get(self, path: Path) -> dict[str, Any]:
+    def get(self, path: Path) -> registry.FileFacts:
         self.given[path] = entry = self.cache.get(path)
         return entry
 
@@ -62,7 +82,7 @@ class _Reading:
         self.cache.save()
 
 
-_REGISTRIES: dict[tuple[Path, Path], tuple[list[Path], dict[Path, dict[str, Any]], registry.Registry]] = {}
+_REGISTRIES: dict[tuple[Path, Path], tuple[list[Path], dict[Path, registry.FileFacts], registry.Registry]] = {}
 _lock = threading.Lock()
 
 
@@ -92,6 +112,6 @@ def load_registry(settings: Settings) -> registry.Registry:
     return made
 
 
-def source_key(settings: Settings, path: Path, follow: Any = None) -> str:
+def source_key(settings: Settings, path: Path, follow: Callable[[str], bool] | None = None) -> str:
     """:func:`verify.core.registry.source_key` with this checkout's scan cache."""
     return registry.source_key(path, facts(settings), follow)
