@@ -107,7 +107,7 @@ def load_bank(settings: Settings, *, url: str | None = None) -> Bank:
 
 def load_outline(settings: Settings) -> list[Question]:
     """The questions' front matter, validated (enough to pick and ask); exit 2 with every problem."""
-    from verify.quiz.bank import BankError, outline  # noqa: PLC0415
+    from verify.quiz.schema import BankError, outline  # noqa: PLC0415
 
     try:
         questions = outline(settings.docs_dir)

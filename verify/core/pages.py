@@ -28,7 +28,8 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from verify.errors import ClaimError
+from verify.core.frontmatter import NEWLINES as _NEWLINES  # noqa: F401  (re-exported for readers of pages)
+from verify.core.frontmatter import PageError, front_matter, load_yaml as _load_yaml, split as _split  # noqa: F401
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -39,24 +40,9 @@ if TYPE_CHECKING:
 _ADMONITION = re.compile(r'(?P<marker>!!!|\?\?\?\+?) ?(?P<types>[\w-]+(?: +[\w-]+)*)(?: +"(?P<title>.*)")? *')
 _ATTR_LIST = re.compile(r"\s*\{[^}]*\}\s*$")
 _ATTR_ID = re.compile(r"(?:^|\s)(?:#|id=)([^\s}]+)")
-_NEWLINES = re.compile(r"\r\n?")
 _COMMENT_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*claim\b[^\n]*\n\s*([^\s`~]*)", re.M)
 # the inline references a page may hold, by the kind of inline code they are
 REF_KINDS = {"#!v ": "v", "#!in ": "in"}
-
-
-class PageError(ClaimError):
-    """A page that cannot be read; the message names the file.
-
-    Attributes:
-        path: the page.
-        problem: what is wrong, without the file name, e.g. ``front matter: not valid YAML (...)``.
-    """
-
-    def __init__(self, path: Path, problem: str):
-        super().__init__(f"{Path(path).as_posix()}: {problem}")
-        self.path = Path(path)
-        self.problem = problem
 
 
 @dataclass(frozen=True)
@@ -288,25 +274,6 @@ def read(markdown_text: str) -> Doc:
     return _read(_NEWLINES.sub("\n", markdown_text), 0)
 
 
-def front_matter(path: Path) -> tuple[str | None, Any]:
-    """Only the front matter of a page: (YAML text or None, loaded value), without tokenising the body.
-
-    The terminal quiz shows its first question from this alone. Raises PageError on invalid YAML.
-    """
-    front, _body, _offset = _split(_NEWLINES.sub("\n", Path(path).read_text(encoding="utf-8")))
-    return front, _load_yaml(front, Path(path)) if front is not None else None
-
-
-def _load_yaml(front: str, path: Path) -> Any:
-    import yaml  # noqa: PLC0415  (not on the terminal's start path)
-
-    try:
-        # libyaml's safe loader when PyYAML was built with it: the same documents, about 9x faster
-        return yaml.load(front, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506
-    except yaml.YAMLError as exc:
-        raise PageError(path, f"front matter: not valid YAML ({exc})".replace("\n", " ")) from exc
-
-
 def splice(text: str, edits: list[tuple[int, int, str]]) -> str:
     """``text`` with each (start, end, new text) edit applied; edits do not overlap."""
     out: list[str] = []
@@ -348,18 +315,6 @@ def replace_claims(markdown_text: str, sentence: Callable[[str], str | None]) ->
 
 
 # --- internals ----------------------------------------------------------------------------
-
-def _split(text: str) -> tuple[str | None, str, int]:
-    """(front matter YAML or None, body, index of the body's first line in ``text``)."""
-    lines = text.split("\n")
-    if not text.startswith("---") or lines[0].strip() != "---":
-        return None, text, 0
-    for i in range(1, len(lines)):
-        if lines[i].strip() in ("---", "..."):
-            front = "".join(line + "\n" for line in lines[1:i])
-            return front, "\n".join(lines[i + 1:]), i + 1
-    return None, text, 0
-
 
 def _line_starts(text: str) -> list[int]:
     return [0] + [m.end() for m in re.finditer("\n", text)]

@@ -15,23 +15,25 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from verify.errors import ClaimError
 from verify.core.pages import Page, PageError
-from verify.core.pages import front_matter as read_front_matter
 from verify.core.pages import parse as read_page
 from verify.quiz.claims import ClaimFacts
 from verify.quiz.reference import clean, plain_text
-from verify.quiz.schema import (
+from verify.quiz.schema import (  # noqa: F401  (outline and BankError are read from here too)
     BANK_VERSION,
     Bank,
+    BankError,
     ClaimSentence,
     Drill,
     FollowUp,
     KeyPoint,
     Question,
     Source,
+    _meta_entry,
+    _where,
+    outline,
     validate_meta,
 )
 from verify.settings import SettingsError, SiteConfig, find_root, site_config
@@ -43,15 +45,6 @@ if TYPE_CHECKING:
 __all__ = ["Bank", "BankError", "ClaimFacts", "build_bank", "outline", "parse_page", "plain_text", "write_quiz_json"]
 
 SECTIONS = ("普通回答", "更好的回答", "考察点", "追问", "证据")
-
-
-class BankError(ClaimError):
-    """One or more pages do not fit the bank's schema; the message lists each file and field."""
-
-    def __init__(self, problems: list[str]):
-        super().__init__("question bank: " + str(len(problems)) + " problem(s):\n" +
-                         "\n".join("  - " + p for p in problems))
-        self.problems = problems
 
 
 # Python-Markdown's toc gives headings their ids; answers shown on the quiz page are not its headings
@@ -100,59 +93,6 @@ def config_of(docs_dir: Path) -> SiteConfig:
 
 
 # --- the bank -----------------------------------------------------------------------------
-
-def _meta_entry(meta: dict[str, Any], where: str, site_url: str | None = None) -> Question:
-    """A question as far as the front matter (validated) tells it: no answers yet."""
-    qid = meta["id"]
-    return Question(
-        id=qid,
-        title=meta["title"].strip(),
-        question=meta["title"].strip(),  # the H1, which must equal the title
-        topic=meta.get("topic") or "",
-        key_points=tuple(KeyPoint.of(kp) for kp in meta["key_points"]),
-        follow_ups=tuple(FollowUp(fu["q"].strip(), fu["a"].strip()) for fu in meta["follow_ups"]),
-        tags=tuple(t.strip() for t in meta["tags"]),
-        difficulty=meta["difficulty"],
-        sources=tuple(Source(s["company"], s["round"]) for s in meta["sources"]),
-        url=f"questions/{qid}/",
-        page_url=f"{site_url}questions/{qid}/" if site_url else None,
-        file=where,
-    )
-
-
-def outline(docs_dir: Path) -> list[Question]:
-    """Every question's front-matter fields, validated, without reading the bodies (the terminal's start).
-
-    Raises BankError naming each file and field, like :func:`build_bank`.
-    """
-    docs_dir = Path(docs_dir)
-    entries: list[Question] = []
-    problems: list[str] = []
-    for path in sorted((docs_dir / "questions").glob("*.md")):
-        where = _where(path, docs_dir)
-        try:
-            front, meta = read_front_matter(path)
-        except PageError as exc:
-            problems.append(f"{where}: {exc.problem}")
-            continue
-        if front is None:
-            problems.append(f"{where}: front matter: missing (the page must start with a '---' YAML block)")
-            continue
-        errs = validate_meta(meta, where, path.stem)
-        problems += errs
-        if not errs:
-            entries.append(_meta_entry(meta, where))
-    if problems:
-        raise BankError(problems)
-    return entries
-
-
-def _where(path: Path, docs_dir: Path) -> str:
-    try:
-        return path.relative_to(docs_dir.parent).as_posix()
-    except ValueError:
-        return path.as_posix()
-
 
 def parse_page(path: Path, docs_dir: Path, *, html: bool = True, sentences: Mapping[str, str] | None = None,
                facts: ClaimFacts | None = None, site_url: str | None = None,

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeGuard
 
+from verify.core.frontmatter import PageError
+from verify.core.frontmatter import front_matter as read_front_matter
 from verify.core.records import JsonObject
+from verify.errors import ClaimError
 
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # The syllabus' topics, in the order the site lists them.
@@ -303,3 +307,67 @@ class Bank(_Record):
     def known(self) -> set[str]:
         """Every id progress may be kept under: the questions' and the drills'."""
         return {q.id for q in self.questions} | {d.id for d in self.drills}
+
+
+# --- the outline: what the terminal needs to start, from the front matter alone ----------------------
+
+class BankError(ClaimError):
+    """One or more pages do not fit the bank's schema; the message lists each file and field."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("question bank: " + str(len(problems)) + " problem(s):\n" +
+                         "\n".join("  - " + p for p in problems))
+        self.problems = problems
+
+
+def _meta_entry(meta: dict[str, Any], where: str, site_url: str | None = None) -> Question:
+    """A question as far as the front matter (validated) tells it: no answers yet."""
+    qid = meta["id"]
+    return Question(
+        id=qid,
+        title=meta["title"].strip(),
+        question=meta["title"].strip(),  # the H1, which must equal the title
+        topic=meta.get("topic") or "",
+        key_points=tuple(KeyPoint.of(kp) for kp in meta["key_points"]),
+        follow_ups=tuple(FollowUp(fu["q"].strip(), fu["a"].strip()) for fu in meta["follow_ups"]),
+        tags=tuple(t.strip() for t in meta["tags"]),
+        difficulty=meta["difficulty"],
+        sources=tuple(Source(s["company"], s["round"]) for s in meta["sources"]),
+        url=f"questions/{qid}/",
+        page_url=f"{site_url}questions/{qid}/" if site_url else None,
+        file=where,
+    )
+
+
+def outline(docs_dir: Path) -> list[Question]:
+    """Every question's front-matter fields, validated, without reading the bodies (the terminal's start).
+
+    Raises BankError naming each file and field, like :func:`build_bank`.
+    """
+    docs_dir = Path(docs_dir)
+    entries: list[Question] = []
+    problems: list[str] = []
+    for path in sorted((docs_dir / "questions").glob("*.md")):
+        where = _where(path, docs_dir)
+        try:
+            front, meta = read_front_matter(path)
+        except PageError as exc:
+            problems.append(f"{where}: {exc.problem}")
+            continue
+        if front is None:
+            problems.append(f"{where}: front matter: missing (the page must start with a '---' YAML block)")
+            continue
+        errs = validate_meta(meta, where, path.stem)
+        problems += errs
+        if not errs:
+            entries.append(_meta_entry(meta, where))
+    if problems:
+        raise BankError(problems)
+    return entries
+
+
+def _where(path: Path, docs_dir: Path) -> str:
+    try:
+        return path.relative_to(docs_dir.parent).as_posix()
+    except ValueError:
+        return path.as_posix()

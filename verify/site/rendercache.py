@@ -43,6 +43,7 @@ def _digest(parts: Any) -> str:
 
 # Each session's claims' code (claim id -> source), for keeping its highlighting while the HTML is a hit.
 _CODE: weakref.WeakKeyDictionary[Session, dict[str, str]] = weakref.WeakKeyDictionary()
+_KEPT: weakref.WeakKeyDictionary[Session, set[str]] = weakref.WeakKeyDictionary()
 
 
 def claim_key(sess: Session, cid: str) -> str:
@@ -53,11 +54,16 @@ def claim_key(sess: Session, cid: str) -> str:
         out = sess.outcome
         spec = out.registry.claims[cid]
         remote = {dev: fingerprint(r) for dev, recs in sorted(out.remote.items()) if (r := recs.get(cid))}
-        origins = [sess.origin(out.local.get(cid)), [sess.origin(recs.get(cid)) for _, recs in sorted(out.remote.items())]]
+        # the records (origins included) are in their fingerprints; what the page adds is whether each
+        # merged record's commit is in this checkout's history
+        merged = [r for r in (out.local.get(cid), *(recs.get(cid) for _, recs in sorted(out.remote.items()))) if r]
+        origins = [note.in_history for r in merged if (note := sess.origin(r)) is not None]
         code[cid] = function_source(out.registry.root / spec.snippet, spec.line)
         keys[cid] = _digest([cid, spec.statement, out.status(cid), fingerprint(out.local.get(cid)), remote, origins,
                              sess.remote_statuses(cid), code[cid], spec.snippet, spec.line])
-    if code.get(cid):
+    kept = _KEPT.setdefault(sess, set())
+    if code.get(cid) and cid not in kept:  # once per claim and build: the ledger and the lists ask again
+        kept.add(cid)
         keep_highlight(code[cid])
     return keys[cid]
 
@@ -79,4 +85,6 @@ def prune(settings: Settings) -> int:
     (both kinds show the same) and files left at its top by older versions. Returns how many went.
     """
     render = settings.render_dir
-    return fs.prune([render, render / "code", render / _kind(settings), settings.cache_dir / plot.FOLDER])
+    gone = fs.prune([render, render / "code", render / _kind(settings), settings.cache_dir / plot.FOLDER])
+    _KEPT.clear()  # the next build (verify serve keeps its session) marks its code as used again
+    return gone
