@@ -31,6 +31,7 @@ from pathlib import Path
 
 from verify.running import gpuplan
 from verify.settings import Settings
+from verify.storage.fs import copy_into
 
 TOOLS = ("nvidia-smi", "nvcc", "ptxas", "cuobjdump", "nvdisasm", "ninja", "g++", "cc")
 
@@ -64,12 +65,6 @@ def preflight() -> tuple[str, bool]:
     return "\n".join(lines) + "\n", ok
 
 
-def _copy(path: Path, folder: Path) -> None:
-    if path.is_file():
-        folder.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, folder / path.name)
-
-
 def spend(settings: Settings, out: Path, budget: float = gpuplan.BUDGET_S, echo=print) -> int:
     start = time.monotonic()
     out.mkdir(parents=True, exist_ok=True)
@@ -92,7 +87,7 @@ def spend(settings: Settings, out: Path, budget: float = gpuplan.BUDGET_S, echo=
     echo(claims_line)
     bench_path, bench_rc, ran = bench_run.run(settings, force=True, files=list(gpuplan.GPU_BENCH),
                                               deadline=start + budget, echo=echo)
-    _copy(bench_path, out / "benchmarks")
+    copy_into(bench_path, out / "benchmarks")
     total_s = time.monotonic() - start
     failed = [f"{f.claim}: {f.message}" for f in verification.failures if f.claim != "-"]
     lines = [claims_line, f"benchmarks: ran {len(ran)} of {len(gpuplan.GPU_BENCH)} file(s) "

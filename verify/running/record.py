@@ -15,7 +15,6 @@ when a claim failed or the deadline left claims unrun, after writing what it rec
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from verify.core.registry import ClaimSpec
 from verify.running import engine
 from verify.settings import Settings
 from verify.storage import recorded
+from verify.storage.fs import copy_into
 
 
 class Writer:
@@ -48,8 +48,7 @@ class Writer:
         self.records[claim_id] = record
         self.path = recorded.write(self.settings, self.machine.device_key, self.records, self.machine.recorded())
         if self.also is not None:  # a copy where the loan's files come back from, kept current
-            self.also.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(self.path, self.also / self.path.name)
+            copy_into(self.path, self.also)
         self.echo(f"  {record.outcome.value:7} {claim_id} ({record.duration_s or 0:.1f} s)"
                   + (f": {record.message[:200]}" if record.bad else ""))
 
@@ -64,8 +63,7 @@ def record(settings: Settings, only_cuda: bool = False, jobs: int | None = None,
     # the skipped ones (a need not met) were never run, so the writer has not seen them
     path = recorded.write(settings, out.probe.device_key, out.local, out.probe.recorded())
     if also is not None:
-        also.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, also / path.name)
+        copy_into(path, also)
     return path, out
 
 

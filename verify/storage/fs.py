@@ -29,6 +29,13 @@ T = TypeVar("T")
 Stamp = tuple[tuple[str, int, int, int], ...]
 
 
+def copy_into(path: Path, folder: Path) -> None:
+    """A copy of ``path`` (when it exists) under the same name in ``folder``, made if missing."""
+    if path.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, folder / path.name)
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to a uniquely named file beside ``path`` and rename it over ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
