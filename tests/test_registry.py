@@ -134,9 +134,16 @@ def test_needs_are_checked_against_the_machine(monkeypatch):
     from verify.core import needs
     from verify.running import engine
 
-    cpu = Machine(device="cpu", compilers={"g++": True, "nvcc": False}, cpu_count=1, torch="2.13.0")
+    from verify import toolchain
+
+    cpu = Machine(device="cpu", compilers={"g++": True}, cpu_count=1, torch="2.13.0",
+                  toolchain={"triton": toolchain.PINS["triton"], "numba": "0.60.0"})
     assert engine.unmet_need(_spec(needs=("cuda",)), cpu) == "needs CUDA; no GPU on this machine"
-    assert engine.unmet_need(_spec(needs=("nvcc",)), cpu) == "needs nvcc, which is not on PATH"
+    assert engine.unmet_need(_spec(needs=("triton",)), cpu) is None
+    # the pinned tool, not any version of it, and each missing wheel named
+    assert engine.unmet_need(_spec(needs=("numba",)), cpu).startswith(
+        f"needs numba: numba=={toolchain.PINS['numba']} (found 0.60.0), llvmlite=={toolchain.PINS['llvmlite']} in ")
+    assert "nvidia-cuda-nvcc==" in engine.unmet_need(_spec(needs=("nvcc",)), cpu)
     assert engine.unmet_need(_spec(needs=("multicore",)), cpu) == "needs at least two CPU cores"
     assert engine.unmet_need(_spec(needs=("g++",), min_torch="2.14"), cpu) == "needs torch >= 2.14; this is 2.13.0"
     monkeypatch.setattr(needs, "_libc", lambda: "")

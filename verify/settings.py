@@ -30,6 +30,7 @@ ENV_VARS: dict[str, str] = {
     "VERIFY_BENCH": "off (default), auto or force: whether a site build runs missing or stale benchmarks first",
     "VERIFY_NO_RUN": "1: a site build runs no claim and renders what the cache holds",
     "VERIFY_LIVE": "1 (set by verify serve for its server): builds show this machine's runs as they finish",
+    "VERIFY_GPU_TOOLS": "the folder of the pinned GPU toolchain: Triton, nvcc, numba (default: .venv/gputools)",
     "VERIFY_WORKER_MEMORY": "memory limit of one claim worker, e.g. 4GiB or 512MiB; 0 turns it off (default 4GiB)",
     "CUDA_VISIBLE_DEVICES": "which GPUs torch sees; part of the machine's fingerprint",
     "XDG_DATA_HOME": "where the terminal quiz keeps its progress (default: ~/.local/share)",

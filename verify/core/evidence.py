@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from verify import toolchain
 from verify.core import matchers, states
 from verify.core.records import Evidence, ExceptionInfo, Outcome, Provenance, WorkerResult
 from verify.core.registry import ClaimSpec, Registry
@@ -16,6 +17,7 @@ from verify.core.registry import ClaimSpec, Registry
 from verify.core.states import (  # noqa: F401
     FAILED,
     NEEDS_CUDA,
+    NEEDS_TOOL,  # a need of the GPU toolchain (verify.toolchain) this machine's folder does not hold
     NOT_APPLICABLE,  # a declared need this machine lacks (MKL, g++, glibc, more cores)
     NOT_RUN,
     STALE,
@@ -95,12 +97,17 @@ def rejudge_stored(reg: Registry, record: Evidence) -> Evidence:
     return rejudge(reg.claims[record.id], record) if is_current(reg, record) else record
 
 
+_TOOL_REASONS = tuple(f"needs {tool}:" for tool in toolchain.TOOLS)
+
+
 def status_of(record: Evidence | None, current_hash: str, local: bool) -> str:
     """What the reader is told about one piece of evidence."""
     if record is None:
         return NOT_RUN
     if record.outcome is Outcome.SKIPPED:
-        return NEEDS_CUDA if "cuda" in record.needs else NOT_APPLICABLE
+        if "cuda" in record.needs:
+            return NEEDS_CUDA
+        return NEEDS_TOOL if record.message.startswith(_TOOL_REASONS) else NOT_APPLICABLE
     if record.snippet_hash != current_hash:
         return STALE
     if record.outcome is Outcome.PASS:

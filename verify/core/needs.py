@@ -10,13 +10,16 @@ from __future__ import annotations
 import functools
 import platform
 
+from verify import toolchain
 from verify.core.records import Machine
 
 #: need -> what it means (shown by ``verify list`` and in errors)
 NEEDS: dict[str, str] = {
     "cuda": "a CUDA GPU that torch can use",
     "g++": "a C++ compiler on PATH (torch.utils.cpp_extension, Inductor's CPU backend)",
-    "nvcc": "NVIDIA's CUDA compiler on PATH",
+    "nvcc": "the project's pinned nvcc wheels (verify.toolchain): CUDA C++ compiled for a GPU architecture",
+    "triton": "the project's pinned Triton (verify.toolchain): kernels compiled for a GPU architecture, or interpreted",
+    "numba": "the project's pinned numba (verify.toolchain): CUDA kernels run in its simulator",
     "multicore": "at least two CPU cores",
     "glibc": "glibc's malloc (its heap trimming and mmap threshold)",
     "mkl": "a torch built with Intel MKL, whose VML the CPU kernels of sin/exp/tanh call",
@@ -41,7 +44,12 @@ def unmet(needs: tuple[str, ...], min_torch: str | None, machine: Machine) -> st
     for need in needs:
         if need == "cuda" and machine.device != "cuda":
             return "needs CUDA; no GPU on this machine"
-        if need in ("g++", "nvcc") and not machine.compilers.get(need):
+        if need in toolchain.TOOLS:
+            reason = toolchain.missing(need, machine.toolchain)
+            if reason:
+                return reason
+            continue
+        if need == "g++" and not machine.compilers.get(need):
             return f"needs {need}, which is not on PATH"
         if need == "multicore" and machine.cpu_count < 2:
             return "needs at least two CPU cores"

@@ -163,10 +163,12 @@ class Machine:
     cpu_signature: str = _fact("")
     cpu_count: int = _fact(1, recorded=True)
     cpu_isa: str = _fact("")
-    #: torch's intra-op threads, whether it has MKL; which compilers are on PATH (``{"g++": True, "nvcc": False}``)
+    #: torch's intra-op threads, whether it has MKL; whether g++ is on PATH (``{"g++": True}``)
     threads: int = _fact(1)
     mkl: bool = _fact(False)
     compilers: dict[str, bool] = field(default_factory=dict)
+    #: the GPU toolchain's wheels and versions in its folder (:mod:`verify.toolchain`): ``{"triton": "3.9.0", ...}``
+    toolchain: dict[str, str] = field(default_factory=dict)
     #: the probe's cache key: the facts are asked again when it changes
     fingerprint: str = _fact("")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: the CSS tones a state may take (docs/assets/verify.css styles .vf-<tone>)
-TONES = ("ok", "stale", "cuda", "none", "fail")
+TONES = ("ok", "derived", "stale", "cuda", "none", "fail")
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,12 @@ class State:
     #: for a kind of passing evidence: which current, passing records it names (record -> bool);
     #: a record none of them names is plain ran-here or recorded-elsewhere evidence
     rule: Callable[[Any], bool] | None = field(default=None, compare=False, repr=False)
+    #: words after the short mark taken from the record itself (`` · sm_90a · ptxas 13.0``)
+    detail: Callable[[Any], str] | None = field(default=None, compare=False, repr=False)
+
+    def mark_of(self, record: Any) -> str:
+        """The short word after a sentence, with the record's own details where the state has them."""
+        return self.mark + (self.detail(record) if self.detail is not None and record is not None else "")
 
     def __post_init__(self) -> None:
         if self.tone not in TONES:
@@ -84,3 +90,69 @@ NOT_APPLICABLE = register(State("not-applicable", "本机不适用（缺少论�
                                 "yellow")).key
 NOT_RUN = register(State("not-run", "未运行", "未运行", "none", False, "", "yellow", live_label="本机验证中")).key
 FAILED = register(State("failed", "失败", "失败", "fail", False, "", "red")).key
+
+
+# --- evidence made without a GPU about a GPU (verify.toolchain; snippets/_gpu) ------------------------
+# A claim's helper writes what it did into the observation ``evidence``: its kind, the GPU
+# architectures it compiled for, the tools and their versions, the GPU whose published specs it used.
+
+#: observation keys that say how the evidence was made (the helper's note, the specs' documents), not what was seen
+HOW_KEYS = ("evidence", "sources")
+
+
+def measured(observed: dict[str, Any]) -> dict[str, Any]:
+    """The observed values without the keys that say how they were obtained (shown with the provenance)."""
+    return {k: v for k, v in observed.items() if k not in HOW_KEYS}
+
+
+def how_made(record: Any) -> list[tuple[str, str]]:
+    """(label, text) of a GPU-side record's making, for its provenance: target and tools, the specs' documents."""
+    note = gpu_side(record)
+    out = []
+    if note:
+        targets = "、".join(map(str, note.get("targets") or ())) or "—"
+        tools = "、".join(f"{t} {v}" for t, v in (note.get("tools") or {}).items())
+        words = {"compiled": f"为 {targets} 编译（{tools}），读 PTX / SASS / 资源用量，未在 GPU 上运行",
+                 "simulated": f"在 {tools} 里运行，未在 GPU 上运行",
+                 "spec": "用公布的规格计算：" + "、".join(map(str, note.get("gpus") or ()))}
+        out.append(("得来", words.get(str(note.get("kind")), str(note.get("kind")))))
+    sources = (getattr(record, "observed", None) or {}).get("sources")
+    if isinstance(sources, dict) and sources:
+        out.append(("规格出处", "；".join(f"{k}：{v}" for k, v in sources.items())))
+    return out
+
+
+def gpu_side(record: Any) -> dict[str, Any]:
+    """The observation's ``evidence`` object (empty for a claim that ran ordinary code)."""
+    note = (getattr(record, "observed", None) or {}).get("evidence")
+    return note if isinstance(note, dict) else {}
+
+
+def _kind_is(kind: str) -> Callable[[Any], bool]:
+    return lambda record: gpu_side(record).get("kind") == kind
+
+
+def _detail(record: Any) -> str:
+    """`` · sm_90a · nvcc 13.0.88`` after the mark; a spec claim's products (the title and provenance say the rest)."""
+    note = gpu_side(record)
+    parts = [*map(str, note.get("targets") or ()), *(f"{t} {v}" for t, v in (note.get("tools") or {}).items())]
+    if note.get("kind") == "spec":
+        parts = [g for g in map(str, note.get("gpus") or ()) if not g.startswith("compute capability")][:3]
+    return "".join(f" · {p}" for p in parts)
+
+
+def _needed_tools(record: Any) -> str:
+    from verify import toolchain  # noqa: PLC0415
+
+    return " " + " / ".join(n for n in getattr(record, "needs", ()) if n in toolchain.TOOLS)
+
+
+for _where, _label, _mark in (("here", "（在构建本站的机器上）", ""), ("elsewhere", "（记录自另一台机器）", "他机")):
+    register(State(f"compiled-{_where}", "已编译：为 GPU 架构编译，事实读自 PTX、SASS 或资源用量，没有在 GPU 上运行" + _label,
+                   _mark + "已编译", "derived", True, _where, "cyan", rule=_kind_is("compiled"), detail=_detail))
+    register(State(f"simulated-{_where}", "已模拟：在 Triton 解释器或 numba 的 CUDA 模拟器里运行，不是 GPU 上的结果" + _label,
+                   _mark + "已模拟", "derived", True, _where, "cyan", rule=_kind_is("simulated"), detail=_detail))
+    register(State(f"spec-{_where}", "按规格计算：用 NVIDIA 公布的 GPU 规格做的算术，不是测量" + _label,
+                   _mark + "按规格计算", "derived", True, _where, "cyan", rule=_kind_is("spec"), detail=_detail))
+NEEDS_TOOL = register(State("needs-tool", "需要 GPU 工具链，本机未安装（make setup 安装）", "需要", "none", False, "",
+                            "yellow", detail=_needed_tools)).key

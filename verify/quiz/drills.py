@@ -295,8 +295,12 @@ def _value(spec: ClaimSpec, observed: Mapping[str, Any], exprs: dict[str, ast.ex
                  expr=expr if len(expr) <= 80 else "", code=code)
 
 
-def prompt(drill: Drill, device: str) -> str:
-    """The question a drill asks, in Chinese."""
+#: how the value was obtained, for evidence made without a GPU (verify.core.states.gpu_side)
+_HOW = {"compiled": "把这段代码编译给 {0}，", "simulated": "在模拟器（{0}）里运行这段代码，", "spec": "按公布的规格（{0}）计算，"}
+
+
+def prompt(drill: Drill, device: str, made: str = "") -> str:
+    """The question a drill asks, in Chinese; ``made``: the kind of GPU-side evidence the answer is, if any."""
     if drill.format == "exception":
         return "运行这段代码会抛出异常吗？会的话，写出异常类型（例如 ValueError）。"
     if drill.format == "faster" and drill.options:
@@ -313,7 +317,8 @@ def prompt(drill: Drill, device: str) -> str:
         hint = "（字节数，一个整数）" if "byte" in drill.key.lower() else "（一个整数）"
     else:
         hint = "（一段文字，不用加引号）"
-    return f"运行这段代码，{what} 是什么？{hint}"
+    how = _HOW[made].format(device) if made in _HOW else "运行这段代码，"
+    return f"{how}{what} 是什么？{hint}"
 
 
 def make(spec: ClaimSpec, code: str, observed: Mapping[str, Any]) -> Drill | None:

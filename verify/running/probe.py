@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from dataclasses import replace
 from pathlib import Path
 
+from verify import toolchain
 from verify.core.records import Machine
 from verify.settings import Settings
 from verify.storage.fs import json_memo
@@ -80,8 +81,14 @@ def _fingerprint(settings: Settings) -> str:
         torch_id = "absent"
     # sys.prefix and the resolved interpreter: console scripts start as python, python3 or python3.11.
     parts = [_PROBE, sys.prefix, os.path.realpath(sys.executable), torch_id, cpu_model(), cpu_signature(), ",".join(sorted(glob.glob("/dev/nvidia[0-9]*"))),
-             settings.cuda_visible, settings.device]
+             settings.cuda_visible, settings.device, _toolchain_id()]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
+def _toolchain_id() -> str:
+    """The GPU toolchain folder's wheels (their dist-info folders' names carry the versions)."""
+    where = toolchain.folder()
+    return ",".join(sorted(p.name for p in where.glob("*.dist-info"))) if where.is_dir() else "absent"
 
 
 _MEMO: dict[tuple[str, ...], Machine] = {}
@@ -121,7 +128,8 @@ def _ask(settings: Settings, fp: str) -> Machine:
         cpu_count=os.cpu_count() or 1,
         python=platform.python_version(),
         os=f"{platform.system()} {platform.release()}",
-        compilers={tool: bool(shutil.which(tool)) for tool in ("g++", "nvcc")},
+        compilers={"g++": bool(shutil.which("g++"))},
+        toolchain=toolchain.installed(),
         device_name=torch_facts.gpu_name or cpu,
     )
     # The key under which this machine's evidence is stored and committed.

@@ -21,6 +21,7 @@ from verify.core.units import fmt_time
 from verify.site import checks, rendercache, session
 from verify.site.templating import LABELS as TEXT
 from verify.site.templating import render
+from verify.site.templating import state
 from verify.site.code import function_source, highlight
 
 log = logging.getLogger("mkdocs.verify")
@@ -71,7 +72,7 @@ def _where(record: Evidence | None, sess: session.Session) -> str:
 
 def _values_rows(spec_expected: JsonObject, record: Evidence | None) -> list[tuple[str, str, str]]:
     """(key, expected, observed) per observed item: the expected ones first, then the extra ones."""
-    observed = record.observed if record else {}
+    observed = states.measured(record.observed) if record else {}
     keys = list(spec_expected) + [k for k in observed if k not in spec_expected]
     rows = []
     for key in keys:
@@ -95,7 +96,7 @@ def _provenance(record: Evidence | None, sess: session.Session) -> list[tuple[st
               (names["commit"], prov.git_commit), (names["date"], prov.date),
               (names["hash"], record.snippet_hash),
               (names["duration"], fmt_time(record.duration_s) if record.duration_s else None),
-              (names["origin"], _origin_text(sess.origin(record)))]
+              (names["origin"], _origin_text(sess.origin(record))), *states.how_made(record)]
     return [(k, str(v)) for k, v in fields if v not in (None, "")]
 
 
@@ -150,11 +151,11 @@ def _claim_html(cid: str, sess: session.Session) -> str:
     record = sess.outcome.local.get(cid)
     status = sess.outcome.status(cid)
     shown_where = status == evidence.FAILED or states.get(status).ran == "here"
-    badges = [(status, _where(record, sess) if shown_where else "")]
+    badges = [(status, _where(record, sess) if shown_where else "", state(status).mark_of(record))]
     remote = []
     for dev, st in sess.remote_statuses(cid).items():
         other = sess.outcome.remote[dev][cid]
-        badges.append((st, _where(other, sess)))
+        badges.append((st, _where(other, sess), state(st).mark_of(other)))
         remote.append({"name": other.provenance.device_name or dev,
                        "rows": _values_rows(spec.expected_summary(), other), "provenance": _provenance(other, sess)})
     code = function_source(reg.root / spec.snippet, spec.line)
@@ -201,7 +202,7 @@ def _compact(record: Evidence | None, limit: int = 160) -> str:
     if not record.observed:
         return record.message[:limit]
     parts = []
-    for key, value in record.observed.items():
+    for key, value in states.measured(record.observed).items():
         text = binding.format_value(value) if not isinstance(value, dict) or "median_s" in value else fmt_value(value)
         parts.append(f"{key} = {text}")
     joined = "；".join(parts)
@@ -262,7 +263,7 @@ def _ledger_html(sess: session.Session) -> str:
     rows = sess.ledger()
     body = []
     for r in rows:
-        observed = fmt_value(r.observed) if r.observed else (r.message or "")
+        observed = fmt_value(states.measured(r.observed)) if r.observed else (r.message or "")
         here = None
         if r.date and r.status != evidence.NEEDS_CUDA:
             here = {"device": r.device or "", "torch": r.torch or "", "date": _short_date(r.date),
