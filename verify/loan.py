@@ -2,7 +2,7 @@
 
 ::
 
-    python3 -m verify.loan --out DIR [--budget 360]
+    python3 -m verify.loan --out DIR [--budget 420]
 
 Meant for a lent GPU machine with torch, pytest and pytest-benchmark and nothing else of the
 project (no network, no installs). In order, each step under the deadline of the plan
