@@ -1,0 +1,135 @@
+"""Thread numbering, warps and divergence in numba's CUDA simulator (no time: which thread is where, which path it takes)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from snippets._gpu import sim
+from verify.claim import claim
+
+Q = "gpu-execution-model"
+cuda = sim.cuda()
+
+
+def where_am_i(out, warp_size):
+    x, y, z = cuda.threadIdx.x, cuda.threadIdx.y, cuda.threadIdx.z
+    out[z, y, x] = cuda.laneid
+    if x == 0 and y == 0 and z == 0:
+        warp_size[0] = cuda.warpsize
+
+
+@claim(
+    "exec.linear-id-and-warp",
+    question=Q,
+    statement="numba 的模拟器在 {=blockDim=(8,4,2)} 的 block 里给 {threads} 个线程编号：{matches} 个线程的线性编号等于 "
+              "`x + y*Dx + z*Dx*Dy`、lane 号等于线性编号除以 warp 大小（{warp_size}）的余数（全部一致：{all_match}）；"
+              "它们分成 {warps} 个 warp，warp 0 的 {warp0_threads} 个线程全是 z={warp0_z}，warp 1 全是 z={warp1_z}"
+              "（每个 warp 只含一个 z 平面：{one_plane}）。",
+    expect={"threads": 64, "matches": 64, "all_match": True, "warp_size": 32, "warps": 2, "warp0_z": 0, "warp1_z": 1,
+            "warp0_threads": 32, "one_plane": True},
+    needs=["numba"],
+)
+def _(ctx):
+    dx, dy, dz = 8, 4, 2
+    out = np.full((dz, dy, dx), -1, np.int32)
+    trace, arrays = sim.traced(ctx, where_am_i, 1, (dx, dy, dz), out=out, warp_size=np.zeros(1, np.int32))
+    lanes, warp_size = arrays["out"], int(arrays["warp_size"][0])
+    matches, zs, counts = 0, defaultdict(set), defaultdict(int)
+    for acc in (a for req in trace.requests("out") for a in req):
+        z, rem = divmod((acc.byte - (acc.byte >> 32 << 32)) // 4, dx * dy)
+        y, x = divmod(rem, dx)
+        linear = x + y * dx + z * dx * dy
+        matches += acc.thread == linear and lanes[z, y, x] == linear % warp_size
+        zs[acc.warp].add(z)
+        counts[acc.warp] += 1
+    return {"threads": sum(counts.values()), "matches": int(matches), "all_match": bool(matches == dx * dy * dz),
+            "warp_size": warp_size, "warps": len(zs), "warp0_z": min(zs[0]), "warp1_z": min(zs[1]),
+            "warp0_threads": counts[0], "one_plane": all(len(v) == 1 for v in zs.values())}
+
+
+def tile_copy(a, out):
+    row = cuda.blockIdx.y * cuda.blockDim.y + cuda.threadIdx.y
+    col = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    out[row, col] = a[row, col]
+
+
+@claim(
+    "exec.warp-spans-two-rows",
+    question=Q,
+    statement="{=blockDim=(16,16)}、{=grid=(2,2)} 的 block 按 `row = blockIdx.y*blockDim.y + threadIdx.y`、"
+              "`col = blockIdx.x*blockDim.x + threadIdx.x` 读一个 {=64} 列的 fp32 矩阵：模拟器记下的每个地址都等于 "
+              "`(row*64 + col)*4`（{address_ok}）；{requests} 次 warp 请求里，每次的 32 个线程都落在 {rows_per_warp} 行上"
+              "（每次相同：{uniform}），碰到 {lines_per_request} 条 {=128 字节} 的 cache line、{sectors_per_request} 个 "
+              "{=32 字节} sector；拷贝结果正确：{copy_ok}。",
+    expect={"address_ok": True, "rows_per_warp": 2, "lines_per_request": 2, "sectors_per_request": 4, "uniform": True,
+            "requests": 32, "copy_ok": True},
+    needs=["numba"],
+)
+def _(ctx):
+    n, b = 64, 16
+    a = np.arange(n * n, dtype=np.float32).reshape(n, n)
+    # a quarter of the matrix (2 x 2 blocks, the top-left 32 x 32) keeps the simulator quick: 4 blocks x 8 warps
+    trace, arrays = sim.traced(ctx, tile_copy, (2, 2), (b, b), a=a, out=np.zeros_like(a))
+    reqs = trace.requests("a")
+    address_ok = True
+    rows, lines = set(), set()
+    for req in reqs:
+        bx, by, _ = req[0].block
+        rs = set()
+        for acc in req:
+            ty, tx = divmod(acc.thread, b)
+            row, col = by * b + ty, bx * b + tx
+            address_ok &= acc.byte - (acc.byte >> 32 << 32) == (row * n + col) * 4
+            rs.add(row)
+        rows.add(len(rs))
+        lines.add(len({(acc.byte >> 7) for acc in req}))
+    sectors = set(trace.sectors("a"))
+    copy_ok = bool(np.array_equal(arrays["out"][:32, :32], a[:32, :32]))
+    return {"address_ok": bool(address_ok), "rows_per_warp": max(rows), "lines_per_request": max(lines),
+            "sectors_per_request": max(sectors), "uniform": len(rows) == len(lines) == len(sectors) == 1,
+            "requests": len(reqs), "copy_ok": copy_ok}
+
+
+def branchy(x, odd_out, even_out, uniform):
+    i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    t = cuda.threadIdx.x
+    c = (t // 32) % 2 if uniform else t % 2
+    if c:
+        odd_out[i] = x[i] * 3.0 + 1.0
+    else:
+        even_out[i] = x[i] * x[i] - 0.25
+
+
+@claim(
+    "exec.divergence-paths-per-warp",
+    question=Q,
+    statement="同一个 {=128} 线程的 block（{warps} 个 warp），按 `threadIdx.x % 2` 分支时各 warp 的线程分别走 "
+              "{divergent_paths} 条路径，每条路径上只有 {divergent_active} 个 lane；按 `(threadIdx.x / 32) % 2` 分支时各 warp 走 "
+              "{uniform_paths} 条，路径上 {uniform_active} 个 lane 都在；两种写法结果都正确：{results_ok}。",
+    expect={"warps": 4, "divergent_paths": [2, 2, 2, 2], "divergent_active": 16, "uniform_paths": [1, 1, 1, 1],
+            "uniform_active": 32, "results_ok": True},
+    needs=["numba"],
+)
+def _(ctx):
+    n = 128
+    x = np.linspace(-1, 1, n, dtype=np.float32)
+    out, ok = {}, True
+    for name, uniform in (("divergent", 0), ("uniform", 1)):
+        trace, arrays = sim.traced(ctx, branchy, 1, n, x=x, odd_out=np.zeros(n, np.float32),
+                                   even_out=np.zeros(n, np.float32), uniform=uniform)
+        paths, active = defaultdict(set), set()
+        for path in ("odd_out", "even_out"):
+            for req in trace.requests(path):
+                paths[req[0].warp].add(path)
+                active.add(len(req))
+        out[f"{name}_paths"] = [len(paths[w]) for w in sorted(paths)]
+        out["warps"] = len(paths)
+        (out[f"{name}_active"],) = active  # every path of every warp: the same number of lanes
+        t = np.arange(n)
+        c = (t // 32) % 2 if uniform else t % 2
+        ok &= bool(np.allclose(arrays["odd_out"][c == 1], x[c == 1] * 3 + 1)
+                   and np.allclose(arrays["even_out"][c == 0], x[c == 0] ** 2 - 0.25))
+    out["results_ok"] = ok
+    return out
