@@ -33,6 +33,12 @@ def test_value_drill_asks_for_the_exactly_expected_value_and_shows_only_the_body
     assert d.code.startswith("def _(ctx):") and "@claim" not in d.code and "expect=" not in d.code
     assert "# the comment" not in d.code
     assert "`y.stride()`" in drills.prompt(d, "AMD EPYC")
+    assert drills.prompt(d, "AMD EPYC").startswith("运行这段代码，")
+    # evidence made without a GPU says how: compiled by a tool for a target, run in a simulator, from specs
+    made = {"kind": "compiled", "targets": ["sm_90a"], "tools": {"nvcc": "13.0.88"}}
+    assert drills.prompt(d, "AMD EPYC", made).startswith("用 nvcc 13.0.88 把这段代码编译给 sm_90a，")
+    sim = {"kind": "simulated", "tools": {"numba simulator": "0.68.1"}}
+    assert drills.prompt(d, "AMD EPYC", sim).startswith("在 numba simulator 0.68.1 里运行这段代码（模拟，不是 GPU），")
 
 
 @pytest.mark.parametrize("key, value", [

@@ -124,7 +124,7 @@ def drill_for(v: Ledger, claim_id: str) -> Drill | None:
     return replace(drill, id=drills.drill_id(claim_id), claim=claim_id, question=spec.question, kind=spec.kind,
                    snippet=spec.snippet, line=spec.line, device=device, torch=prov.torch or "?",
                    torch_build=prov.torch_build or "", date=(prov.date or "")[:10],
-                   here=record is v.local.get(claim_id), sentence=said, prompt=drills.prompt(drill, device, made.get("kind", "")),
+                   here=record is v.local.get(claim_id), sentence=said, prompt=drills.prompt(drill, device, made),
                    anchor=f"#claim-{claim_id}")
 
 

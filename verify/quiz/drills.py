@@ -295,12 +295,22 @@ def _value(spec: ClaimSpec, observed: Mapping[str, Any], exprs: dict[str, ast.ex
                  expr=expr if len(expr) <= 80 else "", code=code)
 
 
-#: how the value was obtained, for evidence made without a GPU (verify.core.states.gpu_side)
-_HOW = {"compiled": "把这段代码编译给 {0}，", "simulated": "在模拟器（{0}）里运行这段代码，", "spec": "按公布的规格（{0}）计算，"}
+def _how(made: Mapping[str, Any]) -> str:
+    """How the answer was obtained, for evidence made without a GPU (verify.core.states.gpu_side)."""
+    targets = "、".join(map(str, made.get("targets") or ()))
+    tools = "、".join(f"{t} {v}" for t, v in (made.get("tools") or {}).items())
+    kind = made.get("kind")
+    if kind == "compiled":
+        return f"用 {tools} 把这段代码编译给 {targets}，"
+    if kind == "simulated":
+        return f"在 {tools} 里运行这段代码（模拟，不是 GPU），"
+    if kind == "spec":
+        return f"按公布的规格（{'、'.join(map(str, made.get('gpus') or ()))}）计算，"
+    return "运行这段代码，"
 
 
-def prompt(drill: Drill, device: str, made: str = "") -> str:
-    """The question a drill asks, in Chinese; ``made``: the kind of GPU-side evidence the answer is, if any."""
+def prompt(drill: Drill, device: str, made: Mapping[str, Any] | None = None) -> str:
+    """The question a drill asks, in Chinese; ``made``: the note of evidence made without a GPU, if it is such."""
     if drill.format == "exception":
         return "运行这段代码会抛出异常吗？会的话，写出异常类型（例如 ValueError）。"
     if drill.format == "faster" and drill.options:
@@ -317,8 +327,7 @@ def prompt(drill: Drill, device: str, made: str = "") -> str:
         hint = "（字节数，一个整数）" if "byte" in drill.key.lower() else "（一个整数）"
     else:
         hint = "（一段文字，不用加引号）"
-    how = _HOW[made].format(device) if made in _HOW else "运行这段代码，"
-    return f"{how}{what} 是什么？{hint}"
+    return f"{_how(made or {})}{what} 是什么？{hint}"
 
 
 def make(spec: ClaimSpec, code: str, observed: Mapping[str, Any]) -> Drill | None:
