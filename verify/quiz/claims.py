@@ -117,10 +117,7 @@ def drill_for(v: Ledger, claim_id: str) -> Drill | None:
         return None
     prov = record.provenance
     device = prov.device_name or prov.device or "?"
-    made = states.gpu_side(record)  # compiled for a GPU, simulated, or from specs: say so, not "ran on this CPU"
-    if made:
-        device = "、".join([*map(str, made.get("targets") or ()), *(f"{t} {v}" for t, v in (made.get("tools") or {}).items()),
-                           *map(str, made.get("gpus") or ())]) or device
+    made = states.gpu_side(record)  # compiled for a GPU, simulated, or from specs: the prompt says how
     return replace(drill, id=drills.drill_id(claim_id), claim=claim_id, question=spec.question, kind=spec.kind,
                    snippet=spec.snippet, line=spec.line, device=device, torch=prov.torch or "?",
                    torch_build=prov.torch_build or "", date=(prov.date or "")[:10],
