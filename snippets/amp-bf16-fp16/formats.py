@@ -39,7 +39,7 @@ def _(ctx):
        statement="BF16 就是 FP32 的高 16 位：把 {n} 个随机 BF16 数转成 FP32，低 16 位全是 0：{low_half_zero}，"
                  "高 16 位与 BF16 的位模式逐一相同：{top_half_equal}。FP16 则不是：同样转成 FP32 后，"
                  "高 16 位与 FP16 的位模式相同的只占 {fp16_top_equal:pct}，指数要重新对齐。所以 FP32 与 BF16 之间的转换只是"
-                 "舍入尾数、补零，不会溢出。",
+                 "舍入尾数、补零，指数不用重新对齐。",
        expect={"low_half_zero": True, "top_half_equal": True, "fp16_top_equal": {"<": 0.01}})
 def _(ctx):
     g = torch.Generator().manual_seed(0)
@@ -51,6 +51,23 @@ def _(ctx):
     return {"n": x.numel(), "low_half_zero": bool(((bits32 & 0xFFFF) == 0).all()),
             "top_half_equal": bool(((bits32 >> 16).to(torch.int16) == b.view(torch.int16)).all()),
             "fp16_top_equal": ((h_bits32 >> 16).to(torch.int16) == h.view(torch.int16)).float().mean().item()}
+
+
+@claim("amp.bf16-top-of-range", question=Q,
+       statement="但“转 BF16 不会溢出”只在 FP32 范围的顶端以下成立：BF16 的最大值是 {bf16_max:.5g}，比 FP32 的 {fp32_max:.5g} 小，"
+                 "`3.40e38` 转成 BF16 是 {top}，FP32 的最大值转过去也是 {fp32_max_as_bf16}；按就近舍入、平局取偶，从 {halfway:.5g} 起（转成 BF16 是 {at_halfway}）"
+                 "都会变成 inf，比它略小的数舍入到 BF16 的最大值（{just_below_halfway_is_max}）。",
+       expect={"top": "inf", "fp32_max_as_bf16": "inf", "at_halfway": "inf", "just_below_halfway_is_max": True,
+               "bf16_max": {"<": 3.4e38}})
+def _(ctx):
+    b, s = torch.finfo(torch.bfloat16), torch.finfo(torch.float32)
+    # the halfway point between BF16's largest finite value and the next step (which would be 2^128)
+    halfway = (b.max + 2.0 ** 128) / 2
+    below = torch.tensor(halfway * (1 - 2 ** -20)).bfloat16().item()
+    return {"bf16_max": b.max, "fp32_max": s.max, "top": str(torch.tensor(3.40e38).bfloat16().item()),
+            "fp32_max_as_bf16": str(torch.tensor(s.max).bfloat16().item()), "halfway": halfway,
+            "at_halfway": str(torch.tensor(halfway).bfloat16().item()),
+            "just_below_halfway_is_max": below == b.max}
 
 
 @claim("amp.fp16-overflow", question=Q,

@@ -44,7 +44,7 @@ def _(ctx):
 @claim(
     "gemm.extern-epilogue",
     question="graph-fusion",
-    statement="CPU 上默认配置下 GEMM 不是 Inductor 自己生成的：`relu(x @ w + b)` 编译成一次库调用 `addmm`，bias 直接并进了 `addmm`；Inductor 只融合它后面的 relu，作为 epilogue 单独 {kernels} 个小 kernel，原地写在 GEMM 的输出上，整个函数只分配 {buffers} 个缓冲区。",
+    statement="CPU 上默认配置下 GEMM 不是 Inductor 自己生成的：`relu(x @ w + b)` 编译成一次库调用 `addmm`，bias 直接并进了 `addmm`；relu 没有融进 GEMM（库调用不能带 epilogue），Inductor 在它后面单独生成 {kernels} 个小 kernel，原地写在 GEMM 的输出上，整个函数只分配 {buffers} 个缓冲区。",
     expect={"extern_calls": ["addmm"], "kernels": 1, "buffers": 1, "matches_eager": True},
 )
 def _(ctx):

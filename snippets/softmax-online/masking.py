@@ -76,10 +76,29 @@ def _(ctx):
     scores.masked_fill(torch.ones(1, 4, dtype=torch.bool, device=ctx.device), -1e9)
 
 
+@claim("softmax.sdpa-doc-reference-nan", question=Q,
+       statement="SDPA 文档给出的参考实现（把 mask 为 False 的位置加上 `-inf`，再 softmax）对同一行给出 NaN（{reference_row_nan}），"
+                 "其余各行与 SDPA 最多差 {other_rows_diff:.1e}：全被 mask 的行输出什么，文档没有规定，换一个后端或版本可能不同，"
+                 "自己的代码不要依赖它。",
+       expect={"reference_row_nan": True, "other_rows_diff": {"<": 1e-5}})
+def _(ctx):
+    q, k, v, keep = _qkv_and_mask("cpu")
+    # the reference implementation in the docstring of torch.nn.functional.scaled_dot_product_attention
+    scale = 1 / q.size(-1) ** 0.5
+    bias = torch.zeros(keep.shape, dtype=q.dtype).masked_fill_(keep.logical_not(), float("-inf"))
+    weight = torch.softmax(q @ k.transpose(-2, -1) * scale + bias, dim=-1)
+    reference = weight @ v
+    sdpa = F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
+    others = [0, 2, 3]
+    return {"reference_row_nan": bool(reference[0, 0, 1].isnan().all()),
+            "other_rows_diff": (reference[0, 0, others] - sdpa[0, 0, others]).abs().max().item()}
+
+
 @claim("softmax.sdpa-masked-row", question=Q,
-       statement="`scaled_dot_product_attention` 则规定全被 mask 的查询输出 0：在 CPU 上给它一个第 1 行全为 False 的布尔 "
+       statement="`scaled_dot_product_attention` 的实现在这里输出 0：在 CPU 上给它一个第 1 行全为 False 的布尔 "
                  "mask，默认选中的融合 kernel（{kernel}）和 math 后端输出的这一行都是全 0（{flash_row_zero}、"
-                 "{math_row_zero}），其余各行与手写 attention 最多差 {other_rows_diff:.1e}。",
+                 "{math_row_zero}），其余各行与手写 attention 最多差 {other_rows_diff:.1e}。这是 torch 2.5 起 math 与 CPU flash 实现的行为，"
+                 "不是文档写下的规则。",
        expect={"kernel": "aten::_scaled_dot_product_flash_attention_for_cpu", "flash_row_zero": True,
                "math_row_zero": True, "other_rows_diff": {"<": 1e-5}, "any_nan": False})
 def _(ctx):
