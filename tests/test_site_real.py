@@ -123,6 +123,8 @@ def test_light_and_dark_and_the_ledger_filter(site):
             page.locator(".vf-filter-question").select_option("repeat-vs-expand")
             visible = page.locator(".vf-ledger-table tbody tr:not([hidden])").count()
             assert 14 <= visible < total
+            # the counter counts claims, not the rows of the pages table above them
+            assert page.locator(".vf-filter-count").inner_text() == f"{visible} / {total} 条"
             page.screenshot(path=str(ARTIFACTS / f"evidence-{scheme}.png"))
             page.goto(f"{base}/questions/repeat-vs-expand/")
             page.screenshot(path=str(ARTIFACTS / f"repeat-vs-expand-{scheme}.png"), full_page=False)

@@ -33,7 +33,8 @@
       var question = ledger.querySelector(".vf-filter-question");
       var status = ledger.querySelector(".vf-filter-status");
       var count = ledger.querySelector(".vf-filter-count");
-      var rows = Array.prototype.slice.call(ledger.querySelectorAll("tbody tr"));
+      // the claims table only: the pages table above it has rows too
+      var rows = Array.prototype.slice.call(ledger.querySelectorAll(".vf-ledger-table tbody tr"));
       function apply() {
         var needle = text.value.trim().toLowerCase();
         var shown = 0;
