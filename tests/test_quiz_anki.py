@@ -83,7 +83,9 @@ def test_a_note_per_key_point_follow_up_and_drill_with_stable_guids(tmp_path):
     second = read_apkg(export(build_bank(docs, facts=FACTS), tmp_path / "b.apkg"), tmp_path / "x2")
     assert {k: v["guid"] for k, v in second.items()} == {k: v["guid"] for k, v in first.items()}
     assert "只改 stride 和元数据" in second["kp:expand-demo:1"]["fields"]["Back"]
-    assert "站点地址未知" in second["kp:expand-demo:1"]["fields"]["Link"]  # no relative link that leads nowhere
+    link = second["kp:expand-demo:1"]["fields"]["Link"]
+    assert "questions/expand-demo/" in link and "<a " not in link  # no relative link that leads nowhere
+    assert "site_url" not in link and "mkdocs.yml" not in link  # and no set-up instruction for a candidate
 
 
 def test_card_html_is_escaped_and_keywords_blanked():

@@ -272,3 +272,6 @@ def anki(out: Annotated[Path, typer.Option("--out", "-o", help="写出的 .apkg 
     path = export(bank, out)
     detail = "、".join(f"{KINDS[k]} {counts[k]}" for k in KINDS)
     console.print(f"已写出 {sum(counts.values())} 张笔记（{detail}）：{path}", markup=False, soft_wrap=True)
+    if not bank.site_url:  # said to whoever exports the deck, once, not on every card a candidate reads
+        console.print("卡片上的链接是站内路径：在 mkdocs.yml 设 site_url，或导出时加 --site-url，链接就是完整网址。",
+                      style="dim", markup=False, soft_wrap=True)

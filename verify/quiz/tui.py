@@ -45,7 +45,7 @@ def link(page_url: str | None, url: str, file: str, label: str = "页面与证�
     if page_url:
         console.print(Text.assemble((f"{label}：", "dim"), (page_url, f"link {page_url} underline")))
     else:
-        console.print(f"{label}：{url}（{file}；在 mkdocs.yml 设 site_url 后这里显示完整网址）",
+        console.print(f"{label}：本站的 {url}（{file}）",
                       style="dim", markup=False)
 
 
