@@ -238,11 +238,11 @@ def _evidence_html(qid: str, claims: list[str], sess: session.Session) -> str:
             name = sess.outcome.remote[dev][cid].provenance.device_name or dev
             remote_counts.setdefault(name, {})
             remote_counts[name][rst] = remote_counts[name].get(rst, 0) + 1
-            others.append((rst, f" · {name}"))
+            others.append((rst, f" · {name}", state(rst).mark_of(sess.outcome.remote[dev][cid])))
         page = sess.page_of(cid) or ""
         href = f"#claim-{cid}" if page.endswith(f"{qid}.md") else f"../../{page[:-3]}/#claim-{cid}"
         rows.append({"href": href, "cid": cid, "statement": sess.outcome.sentence(cid),
-                     "status": st, "others": others, "observed": _compact(record)})
+                     "status": st, "mark": state(st).mark_of(record), "others": others, "observed": _compact(record)})
     bound, unbound = checks.bound_counts(sess, f"questions/{qid}.md")
     return render("evidence.html", n_claims=len(claims), here_device=sess.outcome.probe.device_name,
                   bound=bound, unbound=unbound,
