@@ -105,16 +105,21 @@ def measured(observed: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in observed.items() if k not in HOW_KEYS}
 
 
+def made_with(note: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
+    """A note's targets, tools with their versions (``nvcc 13.0.88``) and GPUs, as a reader reads them."""
+    return ([str(t) for t in note.get("targets") or ()], [f"{t} {v}" for t, v in (note.get("tools") or {}).items()],
+            [str(g) for g in note.get("gpus") or ()])
+
+
 def how_made(record: Any) -> list[tuple[str, str]]:
     """(label, text) of a GPU-side record's making, for its provenance: target and tools, the specs' documents."""
     note = gpu_side(record)
     out = []
     if note:
-        targets = "、".join(map(str, note.get("targets") or ())) or "—"
-        tools = "、".join(f"{t} {v}" for t, v in (note.get("tools") or {}).items())
-        words = {"compiled": f"为 {targets} 编译（{tools}），读 PTX / SASS / 资源用量，未在 GPU 上运行",
+        targets, tools, gpus = ("、".join(part) for part in made_with(note))
+        words = {"compiled": f"为 {targets or '—'} 编译（{tools}），读 PTX / SASS / 资源用量，未在 GPU 上运行",
                  "simulated": f"在 {tools} 里运行，未在 GPU 上运行",
-                 "spec": "用公布的规格计算：" + "、".join(map(str, note.get("gpus") or ()))}
+                 "spec": "用公布的规格计算：" + gpus}
         out.append(("得来", words.get(str(note.get("kind")), str(note.get("kind")))))
     sources = (getattr(record, "observed", None) or {}).get("sources")
     if isinstance(sources, dict) and sources:
@@ -135,9 +140,10 @@ def _kind_is(kind: str) -> Callable[[Any], bool]:
 def _detail(record: Any) -> str:
     """`` · sm_90a · nvcc 13.0.88`` after the mark; a spec claim's products (the title and provenance say the rest)."""
     note = gpu_side(record)
-    parts = [*map(str, note.get("targets") or ()), *(f"{t} {v}" for t, v in (note.get("tools") or {}).items())]
+    targets, tools, gpus = made_with(note)
+    parts = targets + tools
     if note.get("kind") == "spec":
-        parts = [g for g in map(str, note.get("gpus") or ()) if not g.startswith("compute capability")][:3]
+        parts = [g for g in gpus if not g.startswith("compute capability")][:3]
     return "".join(f" · {p}" for p in parts)
 
 

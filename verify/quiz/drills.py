@@ -26,7 +26,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from verify.core import binding
+from verify.core import binding, states
 from verify.core.registry import ClaimSpec
 from verify.quiz.schema import Drill
 
@@ -297,15 +297,14 @@ def _value(spec: ClaimSpec, observed: Mapping[str, Any], exprs: dict[str, ast.ex
 
 def _how(made: Mapping[str, Any]) -> str:
     """How the answer was obtained, for evidence made without a GPU (verify.core.states.gpu_side)."""
-    targets = "、".join(map(str, made.get("targets") or ()))
-    tools = "、".join(f"{t} {v}" for t, v in (made.get("tools") or {}).items())
+    targets, tools, gpus = ("、".join(part) for part in states.made_with(dict(made)))
     kind = made.get("kind")
     if kind == "compiled":
         return f"用 {tools} 把这段代码编译给 {targets}，"
     if kind == "simulated":
         return f"在 {tools} 里运行这段代码（模拟，不是 GPU），"
     if kind == "spec":
-        return f"按公布的规格（{'、'.join(map(str, made.get('gpus') or ()))}）计算，"
+        return f"按公布的规格（{gpus}）计算，"
     return "运行这段代码，"
 
 

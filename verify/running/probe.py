@@ -81,14 +81,9 @@ def _fingerprint(settings: Settings) -> str:
         torch_id = "absent"
     # sys.prefix and the resolved interpreter: console scripts start as python, python3 or python3.11.
     parts = [_PROBE, sys.prefix, os.path.realpath(sys.executable), torch_id, cpu_model(), cpu_signature(), ",".join(sorted(glob.glob("/dev/nvidia[0-9]*"))),
-             settings.cuda_visible, settings.device, _toolchain_id()]
+             settings.cuda_visible, settings.device,
+             json.dumps(sorted(toolchain.installed().items()))]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
-
-
-def _toolchain_id() -> str:
-    """The GPU toolchain folder's wheels (their dist-info folders' names carry the versions)."""
-    where = toolchain.folder()
-    return ",".join(sorted(p.name for p in where.glob("*.dist-info"))) if where.is_dir() else "absent"
 
 
 _MEMO: dict[tuple[str, ...], Machine] = {}
