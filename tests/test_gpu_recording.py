@@ -62,6 +62,7 @@ def _(ctx):
        statement="在 GPU 上拷贝 {=64 MiB}：pinned 内存用时 {pinned_s:time}，可分页内存是它的 {speedup:x}；计算能力主版本为 {major}。",
        expect={"speedup": {">": 1.2}, "major": 9})
 def _(ctx):
+    """把 64 MiB 从 pinned 与可分页内存拷到 GPU 的耗时，和 GPU 的计算能力。"""
     import time
 
     import torch
@@ -407,10 +408,10 @@ def test_an_edit_after_the_recording(copy, monkeypatch, what):
 # --- benchmark results of a GPU -----------------------------------------------------------------
 
 def _device_blocks(html: str) -> dict[str, str]:
-    """device key -> its block of a bench fence."""
+    """device key -> its block of a bench fence (another machine's is folded: a <details>)."""
     out = {}
-    for block in html.split('<div class="vf-bench-device">')[1:]:
-        m = re.match(r"\s*<p><strong>([^<]+)</strong>", block)
+    for block in re.split(r'<div class="vf-bench-device">|<details class="vf-bench-device vf-bench-other">', html)[1:]:
+        m = re.match(r"\s*<(?:p|summary)><strong>([^<]+)</strong>", block)
         assert m, block[:200]
         out[m.group(1)] = block
     return out
@@ -425,6 +426,7 @@ def test_the_built_bench_block_labels_the_gpus_results_as_another_machines(built
     assert set(blocks) == {KEY, a100}
     h200 = blocks[KEY]
     assert "另一台机器测得，不是本机的结果" in h200 and "本机（构建本站的机器）测得" not in h200
+    assert html.count('<details class="vf-bench-device vf-bench-other">') == 2  # both folded: neither is this machine
     assert GPU_NAME in h200 and "torch 2.11.0 (cu130)" in h200 and "结果与基准代码一致" in h200
     assert "基准代码已改" not in h200 and "1.3 ms" in h200 and DATE[:16].replace("T", " ") in h200
     assert "NVIDIA A100-SXM4-80GB" in blocks[a100] and "基准代码已改，结果已过期" in blocks[a100]
@@ -452,6 +454,23 @@ def test_a_bench_fence_tells_a_current_gpu_result_from_a_stale_one(copy, monkeyp
     assert "另一台机器测得，不是本机的结果" in block and GPU_NAME in block
     assert ("结果与基准代码一致" in block) is fresh and ("基准代码已改，结果已过期" in block) is not fresh
     assert "需要 CUDA" not in html  # results exist: shown, not "needs CUDA"
+
+
+WAITING = "GPU 上待测：把 64 MiB 从 pinned 与可分页内存拷到 GPU 的耗时，和 GPU 的计算能力。"
+
+
+def test_before_any_gpu_ran_it_the_claim_is_one_line_of_what_it_measures(copy, monkeypatch):
+    """No sentence of holes: where it runs and its docstring, on the page, in the ledger and in the quiz;
+    a page's inline value of it stays marked as not observed."""
+    (copy / "evidence" / f"{KEY}.json").unlink()
+    sess = _session(copy, monkeypatch)
+    assert sess.outcome.status(GPU) == evidence.NEEDS_CUDA and sess.remote_statuses(GPU) == {}
+    assert sess.outcome.sentence(GPU) == WAITING
+    html = fences.claim_fence(GPU, "claim", "claim", {}, None)
+    stmt = re.search(r'<span class="vf-stmt">(.*?)</span>(?=<span class="vf-mark)', _summary(html, GPU), re.S)
+    assert stmt and _text(stmt.group(1)) == WAITING and "—" not in stmt.group(1)
+    assert {r.id: r for r in sess.ledger()}[GPU].statement == WAITING
+    assert sess.outcome.sentence(CPU) == "这个列表有 3 个元素。"  # a claim without a docstring: its sentence
 
 
 def test_a_bench_fence_without_gpu_results_says_it_needs_cuda(copy, monkeypatch):

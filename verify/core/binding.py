@@ -9,8 +9,10 @@ Two places refer to observations:
   input as ```#!in 64 MiB```); see :mod:`verify.site.inline`.
 
 ``key`` is a path into the observed values (``eager.median_s`` or just ``eager``); ``spec`` is a
-unit format (``time``, ``bytes``, ``pct``, ``x``) or a Python format spec (``.1f``, ``,d``). A
-timing observation (``{"median_s": ...}``) shows its median. Everything here is pure: no files.
+unit format (``time``, ``bytes``, ``pct``, ``x``), a Python format spec (``.1f``, ``,d``), or for a
+boolean the two words it reads as, ``?yes-words|no-words`` (``{raised:?抛出|不抛出} RuntimeError``: the
+sentence says what was observed, never ``True``). A timing observation (``{"median_s": ...}``) shows
+its median. Everything here is pure: no files.
 """
 
 from __future__ import annotations
@@ -138,8 +140,20 @@ def _number(value: Any) -> float:
     return float(value)
 
 
+def _words(value: Any, spec: str) -> str:
+    """``?yes|no``: the words a boolean reads as in a sentence."""
+    yes, bar, no = spec[1:].partition("|")
+    if not bar:
+        raise BindError(f"format {spec!r}: a boolean's words are written ?yes-words|no-words")
+    if not isinstance(value, bool):
+        raise BindError(f"format {spec!r} is for a boolean, observed {value!r}")
+    return yes if value else no
+
+
 def format_value(value: Any, spec: str = "") -> str:
     """The text a reader reads for one observed value."""
+    if spec.startswith("?"):
+        return _words(value, spec)
     if spec == "time" or (not spec and isinstance(value, dict) and "median_s" in value):
         return fmt_time(_number(value))
     if spec == "bytes":

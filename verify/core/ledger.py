@@ -85,11 +85,25 @@ class Ledger:
         return {dev: evidence.status_of(records.get(claim_id), current, local=False)
                 for dev, records in self.remote.items() if claim_id in records}
 
+    def waiting(self, claim_id: str) -> tuple[str, str] | None:
+        """``(where it runs, what it measures)`` for a claim that nothing has observed and whose function
+        says in its docstring what it measures: read instead of a sentence with holes. None otherwise."""
+        spec = self.registry.claims[claim_id]
+        if not spec.pending:
+            return None
+        record, status = self.best_record(claim_id)
+        if record is not None or evidence.FAILED in self.remote_statuses(claim_id).values():
+            return None  # observed; or recorded elsewhere and failed, which the sentence's marks say
+        row = states.get(status)
+        return row.waiting or row.label, spec.pending
+
     def sentence(self, claim_id: str) -> str:
-        """The claim's statement as plain text with its values filled in (the ledger, quiz and cards)."""
+        """The claim's statement as plain text with its values filled in (the ledger, quiz and cards);
+        ``GPU 上待测：<what it measures>`` while nothing has observed it (:meth:`waiting`)."""
         if claim_id not in self._sentences:  # asked by the ledger, the evidence lists, the quiz and the cards
             spec = self.registry.claims[claim_id]
-            self._sentences[claim_id] = binding.fill(
+            waiting = self.waiting(claim_id)
+            self._sentences[claim_id] = f"{waiting[0]}：{waiting[1]}" if waiting else binding.fill(
                 spec.statement, lambda key, fmt: self.value(binding.Ref(claim_id, key, fmt))[0])
         return self._sentences[claim_id]
 

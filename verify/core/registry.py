@@ -38,6 +38,9 @@ class ClaimSpec:
     needs: tuple[str, ...] = ()
     min_torch: str | None = None
     timeout: float | None = None
+    #: the claim function's docstring: what it measures, in a few words, read where nothing has observed
+    #: it (a GPU claim on a CPU build) instead of a sentence with holes; like the statement, not keyed
+    pending: str = ""
 
     def expected_summary(self) -> JsonObject:
         if self.raises:
@@ -94,7 +97,7 @@ def _literal(node: ast.expr, consts: dict[str, Any]) -> Any:
     return ast.literal_eval(node)
 
 
-def _parse_claim(call: ast.Call, rel: str, consts: dict[str, Any]) -> ClaimSpec:
+def _parse_claim(call: ast.Call, rel: str, consts: dict[str, Any], pending: str = "") -> ClaimSpec:
     where = f"{rel}:{call.lineno}"
     if len(call.args) != 1:
         raise ClaimError(f"{where}: @claim takes exactly one positional argument, the claim id")
@@ -141,6 +144,7 @@ def _parse_claim(call: ast.Call, rel: str, consts: dict[str, Any]) -> ClaimSpec:
         needs=needs,
         min_torch=kwargs.get("min_torch"),
         timeout=kwargs.get("timeout"),
+        pending=" ".join(pending.split()),
     )
 
 
@@ -245,7 +249,7 @@ def analyse(path: Path, root: Path) -> FileFacts:
             if call is None:
                 continue
             try:
-                claims.append(_parse_claim(call, rel, consts))
+                claims.append(_parse_claim(call, rel, consts, ast.get_docstring(node) or ""))
             except ClaimError as exc:
                 problems.append(("-", str(exc)))
     claims.sort(key=lambda c: c.line)

@@ -28,6 +28,8 @@ class State:
     ran: str  # where its evidence was made: "here" (the build machine), "elsewhere", "" (nowhere yet)
     colour: str  # the terminal's colour for it
     live_label: str = ""  # under verify serve, where it differs (a claim about to run here)
+    #: the words before what a claim measures where nothing has observed it (``GPU 上待测：…``); "" for the label
+    waiting: str = ""
     #: for a kind of passing evidence: which current, passing records it names (record -> bool);
     #: a record none of them names is plain ran-here or recorded-elsewhere evidence
     rule: Callable[[Any], bool] | None = field(default=None, compare=False, repr=False)
@@ -85,7 +87,8 @@ VERIFIED_HERE = register(State("verified-here", "已验证（构建本站的机�
 VERIFIED_ELSEWHERE = register(State("verified-elsewhere", "已验证（记录自另一台机器）", "他机已验证", "ok", True,
                                     "elsewhere", "green")).key
 STALE = register(State("stale", "记录已过期", "已过期", "stale", False, "", "yellow")).key
-NEEDS_CUDA = register(State("needs-cuda", "需要 CUDA，本机未运行", "需 CUDA", "cuda", False, "", "yellow")).key
+NEEDS_CUDA = register(State("needs-cuda", "需要 CUDA，本机未运行", "需 CUDA", "cuda", False, "", "yellow",
+                            waiting="GPU 上待测")).key
 NOT_APPLICABLE = register(State("not-applicable", "本机不适用（缺少论断声明的条件）", "本机不适用", "none", False, "",
                                 "yellow")).key
 NOT_RUN = register(State("not-run", "未运行", "未运行", "none", False, "", "yellow", live_label="本机验证中")).key

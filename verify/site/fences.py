@@ -109,9 +109,13 @@ def _text_html(text: str) -> str:
 
 
 def statement_html(cid: str, statement: str, sess: session.Session) -> Markup:
-    """The claim's sentence with its ``{key}`` values bound (the one text a reader reads for it)."""
+    """The claim's sentence with its ``{key}`` values bound (the one text a reader reads for it); while
+    nothing has observed it, one line of where it runs and what it measures, not a sentence with holes."""
     from verify.site.inline import value_html  # noqa: PLC0415
 
+    waiting = sess.outcome.waiting(cid)
+    if waiting is not None:
+        return Markup(render("waiting.html", where=waiting[0], what=_text_html(waiting[1])))
     parts = []
     for seg in binding.segments(statement):
         if isinstance(seg, str):
