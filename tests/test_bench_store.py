@@ -253,3 +253,22 @@ def test_keep_going_reports_a_failed_benchmark_and_exits_zero(project):
                                            "--file", "test_bench_b.py"], env=env)
     assert going.exit_code == 0, going.output
     assert "benchmarks failed (pytest exit 1)" in going.output and "site is built anyway" in going.output
+
+
+def _bench(**info):
+    from verify.bench.results import Benchmark  # noqa: PLC0415
+
+    return Benchmark.from_json({"fullname": "tests/test_bench_x.py::test_y", "extra_info": info})
+
+
+def test_a_bandwidth_fraction_is_shown_only_against_the_level_its_data_lives_in():
+    """Against a main-memory limit measured with a 256 MiB copy, a 4 MiB working set (in a cache)
+    has no fraction to show; a 256 MiB one has; a FLOP/s fraction always has."""
+    limits = {"copy_GBps": 10.0, "copy_bytes": 256 * 2**20}
+    small = _bench(GBps=36.7, limit_GBps=10.0, fraction=3.67, bytes=4 * 2**20)
+    large = _bench(GBps=8.0, limit_GBps=10.0, fraction=0.8, bytes=256 * 2**20)
+    flops = _bench(GFLOPs=50.0, limit_GFLOPs=100.0, fraction=0.5, flops=2 * 10**9)
+    assert small.fraction_shown(limits) is None and large.fraction_shown(limits) == 0.8
+    assert flops.fraction_shown(limits) == 0.5
+    assert large.fraction_shown({"copy_GBps": 10.0}) is None  # a limit of unknown size is no level to compare with
+    assert _bench(median_s=1e-6).fraction_shown(limits) is None

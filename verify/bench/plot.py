@@ -70,8 +70,12 @@ def _as_img(svg: str, title: str) -> str:
     return f'<img class="vf-plot" alt="{escape(title)}" src="data:image/svg+xml;base64,{data}">'
 
 
-def plot(benches: list[Benchmark], title: str, x: str, mode: str, cache_dir: Path, xscale: str = "log") -> str:
-    """SVG for one device's results of a group: time per call, and achieved rate or fraction."""
+def plot(benches: list[Benchmark], title: str, x: str, mode: str, cache_dir: Path, xscale: str = "log",
+         fractions: dict[str, float | None] | None = None) -> str:
+    """SVG for one device's results of a group: time per call, and achieved rate or fraction.
+
+    ``fractions``: benchmark fullname -> the fraction of the limit to draw (None: not drawn); by
+    default its ``extra_info`` fraction."""
     if mode == "none" or not benches:
         return ""
     pts = [b for b in benches if isinstance(b.info.get(x), (int, float))]
@@ -84,8 +88,9 @@ def plot(benches: list[Benchmark], title: str, x: str, mode: str, cache_dir: Pat
         med = b.per_call
         time_series.setdefault(b.label, []).append(
             [e[x], med, e.get("q1_s", med), e.get("q3_s", med)])
-        if "fraction" in e:
-            frac_series.setdefault(b.label, []).append([e[x], e["fraction"]])
+        fraction = fractions.get(b.fullname) if fractions is not None else e.get("fraction")
+        if fraction is not None:
+            frac_series.setdefault(b.label, []).append([e[x], fraction])
     panels = []
     if mode in ("time", "both"):
         panels.append({"series": time_series, "ylabel": "time per call (s)", "band": True})

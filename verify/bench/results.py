@@ -57,6 +57,24 @@ class Benchmark:
             raise ValueError(f"{self.fullname}: no median (neither extra_info.median_s nor stats.median)")
         return self.round_median / float(self.info.get("inner", 1))
 
+    def fraction_shown(self, limits: JsonObject) -> float | None:
+        """Its fraction of the machine's limit, where the limit is of the level its data lives in.
+
+        A FLOP/s fraction always is. A bandwidth fraction is given only where a call moves at least
+        half the bytes of the copy that measured the limit (one of its buffers, larger than the
+        caches): a smaller working set may sit in a cache, and against main memory's bandwidth it
+        would read as 367%. None: not shown.
+        """
+        fraction = self.info.get("fraction")
+        if not isinstance(fraction, (int, float)) or isinstance(fraction, bool):
+            return None
+        if "limit_GBps" not in self.info:
+            return float(fraction)
+        moved, copy = self.info.get("bytes"), limits.get("copy_bytes")
+        if not isinstance(moved, (int, float)) or not isinstance(copy, (int, float)) or moved < copy / 2:
+            return None
+        return float(fraction)
+
     def to_json(self) -> JsonObject:
         return self.entry
 

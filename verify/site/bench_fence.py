@@ -63,15 +63,25 @@ def _parse(source: str) -> tuple[str, dict[str, str]]:
 
 # --- tables -------------------------------------------------------------------------------------
 
-def _rows(benches: list[Benchmark], x: str) -> list[tuple[str, ...]]:
+def _fractions(benches: list[Benchmark], data: Results) -> dict[str, float | None]:
+    """Each benchmark's shown fraction of its machine's limit (:meth:`Benchmark.fraction_shown`)."""
+    out = {}
+    for b in benches:
+        machine = data.machine_of(b.file)
+        out[b.fullname] = b.fraction_shown(machine.limits if machine else {})
+    return out
+
+
+def _rows(benches: list[Benchmark], x: str, fractions: dict[str, float | None]) -> list[tuple[str, ...]]:
     """The cells of a device's table, one tuple per benchmark (headings: ``LABELS["bench_head"]``)."""
     rows: list[tuple[str, ...]] = []
     for b in sorted(benches, key=lambda b: (b.label, b.info.get(x, 0) or 0)):
         e = b.info
         rounds = "?" if b.rounds is None else b.rounds
+        fraction = fractions.get(b.fullname)
         rows.append((b.label, str(e.get(x, b.param or "")), fmt_time(b.per_call),
                      f"{e.get('spread', 0):.0%}", f"{rounds} × {e.get('inner', 1)}",
-                     fmt_rate(e) or TEXT["missing"], f"{e['fraction']:.1%}" if "fraction" in e else TEXT["missing"]))
+                     fmt_rate(e) or TEXT["missing"], TEXT["missing"] if fraction is None else f"{fraction:.1%}"))
     return rows
 
 
@@ -126,6 +136,7 @@ class DeviceBlock:
     rows: list[tuple[str, ...]]
     targets: list[tuple[str, str, bool]]  # (variant, the target as text, met)
     provenance: list[RunNote]
+    fraction_hidden: bool = False  # a bandwidth fraction left out: its data may sit in a cache
 
 
 def _device_block(key: str, data: Results, group: str, opts: dict[str, str],
@@ -140,10 +151,13 @@ def _device_block(key: str, data: Results, group: str, opts: dict[str, str],
     state = store.freshness(settings, data)
     mode = opts.get("plot", "both")
     # An <img> of our own making (alt escaped by plot), so it goes into the page as it is.
-    svg = plot(benches, f"{group} · {key}", x, mode, settings.cache_dir, opts.get("xscale", "log"))
+    fractions = _fractions(benches, data)
+    svg = plot(benches, f"{group} · {key}", x, mode, settings.cache_dir, opts.get("xscale", "log"), fractions)
     targets = [(b.label, b.info["target"], bool(b.info.get("target_met")))
                for b in benches if isinstance(b.info.get("target"), str)]
-    return DeviceBlock(key, here, Markup(svg), _rows(benches, x), targets, _provenance(data, files, state))
+    hidden = any(fractions[b.fullname] is None and "limit_GBps" in b.info for b in benches)
+    return DeviceBlock(key, here, Markup(svg), _rows(benches, x, fractions), targets, _provenance(data, files, state),
+                       fraction_hidden=hidden)
 
 
 def render_group(group: str, opts: dict[str, str], settings: Settings) -> str:
