@@ -50,7 +50,7 @@ def test_write_quiz_json(tmp_path):
     out = write_quiz_json(tmp_path / "docs", tmp_path / "site")
     assert out == tmp_path / "site" / "quiz.json"
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert len(data["questions"]) == 3 and data["version"] == 2 and data["drills"] == []
+    assert len(data["questions"]) == 3 and data["version"] == 3 and data["drills"] == []
 
 
 def _one(tmp_path, text: str, name: str = "bad-page") -> str:
@@ -101,6 +101,53 @@ def test_sections_out_of_order(tmp_path):
     text = _good()
     swapped = text.replace("## 普通回答", "## TMP").replace("## 更好的回答", "## 普通回答").replace("## TMP", "## 更好的回答")
     assert "order" in _one(tmp_path, swapped)
+
+
+DEEPER_PAGE = _good(qid="deep").replace("""## 更好的回答
+
+更好的回答，写清楚为什么。
+
+```claim
+deep.demo
+```
+""", """## 更好的回答
+
+### 面试时这样说
+
+一句话先说结论：stride 设为 0。
+""").replace("## 考察点\n\n见 front matter。\n", """## 考察点
+
+见 front matter。
+
+## 逐点展开
+
+### 一、为什么
+
+长的解释在这里。
+
+```claim
+deep.demo
+```
+""")
+
+
+def test_a_spoken_answer_then_the_long_one_after_the_key_points(tmp_path):
+    """更好的回答 is the spoken answer; 逐点展开 (after 考察点) is the long one, shown folded after it."""
+    assert "## 逐点展开" in DEEPER_PAGE and DEEPER_PAGE.index("## 考察点") < DEEPER_PAGE.index("## 逐点展开")
+    qdir = tmp_path / "docs" / "questions"
+    qdir.mkdir(parents=True)
+    (qdir / "deep.md").write_text(DEEPER_PAGE, encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\nmarkdown_extensions: [admonition]\n", encoding="utf-8")
+    q = build_bank(tmp_path / "docs").question("deep")
+    assert "stride 设为 0" in q.better_answer and "长的解释" not in q.better_answer
+    assert "长的解释在这里" in q.deeper_answer and q.claims == ("deep.demo",)
+    assert q.deeper_answer_html and "长的解释在这里" in q.deeper_answer_html
+    assert "deeper_answer_html" not in build_bank(tmp_path / "docs", html=False).question("deep").to_json()
+
+
+def test_the_long_answer_stands_after_the_key_points_only(tmp_path):
+    moved = DEEPER_PAGE.replace("## 逐点展开", "## TMP").replace("## 考察点", "## 逐点展开").replace("## TMP", "## 考察点")
+    assert "普通回答 / 更好的回答 / 考察点 / 逐点展开 / 追问 / 证据" in _one(tmp_path, moved, "deep")
 
 
 def test_all_problems_reported_at_once(tmp_path):
@@ -171,7 +218,7 @@ def _own_answer_contradictions(docs: Path) -> list[str]:
 
     found = []
     for q in build_bank(docs, html=False).questions:
-        text = q.better_answer + "\n" + "\n".join(f.a for f in q.follow_ups)
+        text = q.better_answer + "\n" + q.deeper_answer + "\n" + "\n".join(f.a for f in q.follow_ups)
         found += [f"{q.file}: {p.contradicted}" for p in score(text, q.key_points).points if p.contradicted]
     return found
 

@@ -45,6 +45,16 @@ if TYPE_CHECKING:
 __all__ = ["Bank", "BankError", "ClaimFacts", "build_bank", "outline", "parse_page", "plain_text", "write_quiz_json"]
 
 SECTIONS = ("普通回答", "更好的回答", "考察点", "追问", "证据")
+#: the long answer, point by point, after the key points; optional, and only right after 考察点:
+#: 更好的回答 is then the spoken answer alone, and the quiz shows the long one folded after it
+DEEPER = "逐点展开"
+
+
+def _expected_order(present: list[str]) -> list[str]:
+    order = list(SECTIONS)
+    if DEEPER in present:
+        order.insert(order.index("考察点") + 1, DEEPER)
+    return order
 
 
 # Python-Markdown's toc gives headings their ids; answers shown on the quiz page are not its headings
@@ -112,13 +122,14 @@ def parse_page(path: Path, docs_dir: Path, *, html: bool = True, sentences: Mapp
         problems.append(f"{where}: body: the question as a level-1 heading ('# ...') is missing")
     elif isinstance(meta, dict) and isinstance(meta.get("title"), str) and h1 != meta["title"].strip():
         problems.append(f"{where}: body: the level-1 heading {h1!r} must equal the title {meta['title'].strip()!r}")
-    present = [t for t in order if t in SECTIONS]
+    present = [t for t in order if t in SECTIONS or t == DEEPER]
     for title in SECTIONS:
         if title not in sections:
             problems.append(f"{where}: section '## {title}': missing")
-    if not problems and present != list(SECTIONS):
-        problems.append(f"{where}: sections: must come in the order {' / '.join(SECTIONS)}, found {' / '.join(present)}")
-    for title in ("普通回答", "更好的回答"):
+    if not problems and present != _expected_order(present):
+        problems.append(f"{where}: sections: must come in the order {' / '.join(_expected_order(present))}, "
+                        f"found {' / '.join(present)}")
+    for title in ("普通回答", "更好的回答", *([DEEPER] if DEEPER in sections else [])):
         if title in sections and not sections[title]:
             problems.append(f"{where}: section '## {title}': empty")
     if problems:
@@ -133,15 +144,19 @@ def parse_page(path: Path, docs_dir: Path, *, html: bool = True, sentences: Mapp
         return clean(sections[section], said, values, url, base)
 
     better, claim_ids = text("更好的回答", entry.page_url, site_url)
+    deeper, deeper_ids = text(DEEPER, entry.page_url, site_url) if DEEPER in sections else ("", [])
     ordinary, _ = text("普通回答", entry.page_url, site_url)
     config = (config or config_of(docs_dir)) if html else None
     anchor = _evidence_anchor(page, config) if config is not None else ""
     entry = replace(entry, question=h1 or entry.question, ordinary_answer=plain_text(ordinary), better_answer=plain_text(better),
-                    evidence_url=entry.url + (f"#{anchor}" if anchor else ""), claims=tuple(claim_ids))
+                    deeper_answer=plain_text(deeper), evidence_url=entry.url + (f"#{anchor}" if anchor else ""),
+                    claims=tuple(dict.fromkeys([*claim_ids, *deeper_ids])))
     if config is not None:  # shown on the quiz page: links relative to it unless the site's address is known
         base = site_url or "../"
         entry = replace(entry, ordinary_answer_html=_html(text("普通回答", f"{base}{entry.url}", base)[0], config),
-                        better_answer_html=_html(text("更好的回答", f"{base}{entry.url}", base)[0], config))
+                        better_answer_html=_html(text("更好的回答", f"{base}{entry.url}", base)[0], config),
+                        deeper_answer_html=(_html(text(DEEPER, f"{base}{entry.url}", base)[0], config)
+                                            if deeper else None))
     return entry, []
 
 

@@ -121,7 +121,7 @@ def validate_meta(meta: Any, where: str, stem: str) -> list[str]:
 
 # --- records ------------------------------------------------------------------------------
 
-BANK_VERSION = 2
+BANK_VERSION = 3
 _OMIT_NONE = {"omit_none": True}  # a field left out of the JSON while it is None
 
 
@@ -198,11 +198,13 @@ class Question(_Record):
     page_url: str | None  # absolute, when the site's address is known
     file: str
     ordinary_answer: str = ""
-    better_answer: str = ""
+    better_answer: str = ""  # the spoken answer where the page has a 逐点展开, else the whole better answer
+    deeper_answer: str = ""  # 逐点展开: the long answer after the key points ("" where the page has none)
     evidence_url: str = ""
     claims: tuple[str, ...] = ()
     ordinary_answer_html: str | None = field(default=None, metadata=_OMIT_NONE)
     better_answer_html: str | None = field(default=None, metadata=_OMIT_NONE)
+    deeper_answer_html: str | None = field(default=None, metadata=_OMIT_NONE)
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Question:

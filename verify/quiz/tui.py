@@ -111,6 +111,8 @@ def show_answers(q: Question, ask: bool = True) -> None:
 
     console.print(Panel(Markdown(q.ordinary_answer), title="普通回答", title_align="left", border_style="dim"))
     show_folded("更好的回答", q.better_answer, "green", ask=ask)
+    if q.deeper_answer:
+        show_folded("逐点展开", q.deeper_answer, "green", ask=ask)
     link(q.page_url, q.url, q.file)
 
 

@@ -126,6 +126,11 @@
     o.innerHTML = q.ordinary_answer_html;  // build output from the site's own pages
     b.innerHTML = q.better_answer_html;
     ordinary.appendChild(o); better.appendChild(b);
+    if (q.deeper_answer_html) {  // the long answer, folded under the spoken one
+      var d = el("div");
+      d.innerHTML = q.deeper_answer_html;
+      better.appendChild(el("details", { cls: "quiz-deeper" }, el("summary", { text: "逐点展开" }), d));
+    }
     return el("div", { cls: "quiz-answers" }, ordinary, better);
   }
   function links(q) {
