@@ -96,23 +96,30 @@ def test_mock_interview_progress_and_import(page, site):
     page.get_by_label("追问的回答").fill("会报错")
     page.get_by_role("button", name="揭晓答案").click()
 
-    assert page.get_by_test_id("score").inner_text() == "考察点覆盖率 50%"
-    assert "提示，不是评分" in app.locator(".quiz-hint").inner_text()  # the score is a hint beside the rating
+    assert page.get_by_test_id("assess").inner_text() == "对照考察点，给自己的回答打标记"
+    assert "以你的判断为准" in app.locator(".quiz-hint").inner_text()  # the matcher only pre-selects
     points = app.locator(".quiz-point")
-    assert points.nth(0).get_attribute("class").endswith("covered")
-    assert points.nth(1).get_attribute("class").endswith("missed")
+    assert [points.nth(i).get_attribute("data-mark") for i in range(2)] == ["said", "missed"]
+    assert "%" not in app.inner_text()  # no percentage for a free answer
+    assert page.get_by_test_id("verdict").inner_text().startswith("按你的标记：困难")
+    points.nth(1).locator("button[data-mark='said']").click()  # the candidate says otherwise: both said
+    assert page.get_by_test_id("verdict").inner_text().startswith("按你的标记：简单")
+    points.nth(1).locator("button[data-mark='missed']").click()
     better = app.locator(".quiz-better").inner_text()
     assert "stride 是 (0, 1)" in better and "常见说法不准确" in better  # the claim's sentence with its value
     assert app.locator("img").count() == 0 and page.evaluate("window.__xss") is None  # the user's text stays text
     assert page.get_by_label("你的回答").input_value() == hostile
     shot(page, "1-reveal")
 
-    page.locator(".quiz-rating button[data-grade='3']").click()
+    page.get_by_role("button", name="记下自评").click()
     assert app.locator("h2").first.inner_text() == "本轮小结"
-    assert "repeat 会复制出新内存" in app.locator(".quiz-weak").inner_text()
+    assert [c.inner_text() for c in app.locator(".quiz-summary th").all()] == [
+        "题目", "说到了", "没说到", "说错了", "用时", "自评", "下次复习"]
+    assert "没说到 repeat 会复制出新内存" in app.locator(".quiz-weak").inner_text()
     assert app.locator(".quiz-weak a").first.get_attribute("href") == "../questions/expand-demo/"
     saved = stored(page)
-    assert saved["cards"]["expand-demo"]["reps"] == 1 and saved["log"][0]["rating"] == 3
+    assert saved["cards"]["expand-demo"]["reps"] == 1 and saved["log"][0]["rating"] == 2
+    assert saved["log"][0]["coverage"] == 0.5  # the share the candidate marked 说到了
 
     page.reload()
     page.get_by_role("tab", name="进度").click()
@@ -192,20 +199,26 @@ def test_corrupt_local_storage_is_set_aside(page):
 REPEAT_EXPAND = yaml.safe_load(samples.REPEAT_EXPAND_KEY_POINTS)
 
 
-@pytest.mark.parametrize("name, low, high", [("good", 0.8, 1.01), ("inverted", 0, 0.4), ("keywords", 0, 0.6)])
-def test_good_inverted_and_keyword_answers_in_the_mock(page, name, low, high):
+@pytest.mark.parametrize("name, marks, rating", [("good", ["said"] * 5, "简单"), ("inverted", ["wrong"] * 5, "重来"),
+                                                 ("keywords", ["missed"] * 5, "重来")])
+def test_good_inverted_and_keyword_answers_in_the_mock(page, name, marks, rating):
+    """A candidate answers each way: what the page pre-selects, the rating the marks give, no percentage."""
     start_mock(page, "stride")
     page.get_by_label("你的回答").fill(samples.ANSWERS[name])
     page.get_by_role("button", name="提交回答").click()
     page.get_by_role("button", name="揭晓答案").click()
-    shown = int(re.fullmatch(r"考察点覆盖率 (\d+)%", page.get_by_test_id("score").inner_text()).group(1)) / 100
-    assert low <= shown < high, (name, shown)
-    assert shown == round(score(samples.ANSWERS[name] + "\n", REPEAT_EXPAND).coverage, 2)  # as the terminal scores it
+    points = page.locator(".quiz-point")
+    assert [points.nth(i).get_attribute("data-mark") for i in range(points.count())] == marks
+    from verify.quiz.scoring import suggest  # noqa: PLC0415
+    from verify.quiz.schema import KeyPoint  # noqa: PLC0415
+
+    terminal = [s.mark for s in suggest(samples.ANSWERS[name] + "\n", [KeyPoint.of(k) for k in REPEAT_EXPAND])]
+    assert terminal == marks  # as the terminal suggests
+    assert page.get_by_test_id("verdict").inner_text().startswith("按你的标记：" + rating)
+    assert "%" not in page.locator("#quiz-app").inner_text()
     if name == "inverted":
-        mistakes = page.locator(".quiz-point.contradicted")
-        assert mistakes.count() == 5
-        text = mistakes.nth(0).inner_text()
-        assert "你说「expand 会拷贝」" in text and "正确的是：expand 只改元数据" in text
+        text = points.nth(0).inner_text()
+        assert "你说「expand 会拷贝」" in text and "这与考察点相反" in text
         shot(page, "2-inverted-answer")
 
 
@@ -223,12 +236,17 @@ KP = [
 
 @pytest.mark.parametrize("key_points", [KP, REPEAT_EXPAND], ids=["small", "repeat-vs-expand"])
 def test_browser_scoring_matches_terminal(page, key_points):
+    from verify.quiz.scoring import suggest  # noqa: PLC0415
+    from verify.quiz.schema import KeyPoint  # noqa: PLC0415
+
     for answer in PARITY:
         js = page.evaluate("([a, kp]) => { const r = window.__quiz.score(a, kp); return [r.coverage, r.points.map("
                            "p => [p.status, p.hits, p.listed, p.contradicted])]; }", [answer, key_points])
         py = score(answer, key_points)
         assert js[1] == [[p.status, p.hits, p.listed, p.contradicted] for p in py.points], answer
         assert js[0] == pytest.approx(py.coverage), answer
+        js_marks = page.evaluate("([a, kp]) => window.__quiz.suggest(a, kp)", [answer, key_points])
+        assert js_marks == [s.to_dict() for s in suggest(answer, [KeyPoint.of(k) for k in key_points])], answer
 
 
 def right_answer(d: dict) -> dict | str:
@@ -284,7 +302,7 @@ def test_a_browser_export_imported_into_the_terminal_shows_the_same_reviews(page
     page.get_by_label("你的回答").fill("expand 只改 stride")
     page.get_by_role("button", name="提交回答").click()
     page.get_by_role("button", name="揭晓答案").click()
-    page.locator(".quiz-rating button[data-grade='2']").click()
+    page.get_by_role("button", name="记下自评").click()
     page.get_by_role("tab", name="预测输出").click()
     page.locator("input[name=n]").fill("1")
     page.get_by_role("button", name="开始预测输出").click()

@@ -125,3 +125,54 @@ def test_a_statement_may_carry_its_own_negation():
     kp = [{"point": "print 会断图", "keywords": ["断图"], "contradicts": ["print 不会 断图"]}]
     assert score("其实 print 不会断图", kp).points[0].contradicted == {"statement": "print 不会 断图", "said": "print 不会断图"}
     assert score("print 会断图，控制流也会", kp).points[0].contradicted is None
+
+
+# --- suggestions for the candidate's own marks ------------------------------------------------------
+
+KV = [{"point": "因果掩码让历史位置的 K、V 不变，所以能缓存", "keywords": ["因果掩码", "缓存"],
+       "synonyms": {"因果掩码": ["causal mask"], "缓存": ["cache"]}, "contradicts": ["K 每步 会变"]},
+      {"point": "expand 只改 stride，不拷贝", "keywords": ["stride", "不拷贝"],
+       "synonyms": {"不拷贝": ["零拷贝"], "stride": ["步长"]}, "contradicts": ["expand 会 拷贝"]}]
+
+
+def _marks(answer: str) -> list[str]:
+    from verify.quiz.schema import KeyPoint  # noqa: PLC0415
+    from verify.quiz.scoring import suggest  # noqa: PLC0415
+
+    return [s.mark for s in suggest(answer, [KeyPoint.of(k) for k in KV])]
+
+
+@pytest.mark.parametrize("answer, marks", [
+    ("因果掩码让历史的 K、V 不变，所以可以缓存下来。expand 只改 stride，零拷贝。", ["said", "said"]),
+    # a negation anywhere in the clause, not only just before the keyword
+    ("有没有因果掩码都无所谓，照样缓存", ["missed", "missed"]),
+    ("缓存跟因果掩码无关", ["missed", "missed"]),
+    ("并非因为因果掩码才能缓存", ["missed", "missed"]),
+    ("不需要 causal mask 也能 cache", ["missed", "missed"]),
+    # the point's own negated word (不变) and a keyword that carries its negation (不拷贝) are no negation
+    ("因果掩码下历史 K 不变，能缓存；expand 改 stride 不拷贝", ["said", "said"]),
+    # a paraphrase of a contradicts statement (拷贝's synonym) is said wrong
+    ("expand 会零拷贝吗？不，expand 会拷贝。", ["missed", "wrong"]),
+    ("因果掩码 缓存 stride 不拷贝", ["missed", "missed"]),  # a list of terms is no answer
+])
+def test_said_is_suggested_only_where_nothing_negates_or_contradicts_it(answer, marks):
+    assert _marks(answer) == marks
+
+
+def test_a_contradiction_with_a_synonym_is_found():
+    from verify.quiz.schema import KeyPoint  # noqa: PLC0415
+    from verify.quiz.scoring import suggest  # noqa: PLC0415
+
+    kp = KeyPoint.of({"point": "repeat 会复制", "keywords": ["复制"], "synonyms": {"复制": ["拷贝"]},
+                      "contradicts": ["repeat 不 复制"]})
+    sug = suggest("repeat 其实不拷贝数据", [kp])[0]
+    assert sug.mark == "wrong" and sug.said == "repeat 其实不拷贝" and sug.statement == "repeat 不 复制"
+
+
+@pytest.mark.parametrize("marks, over, grade", [
+    (["said", "said"], False, 4), (["said", "said"], True, 3), (["said", "missed"], False, 2),
+    (["said", "missed", "missed"], False, 1), (["said", "wrong"], False, 1), ([], False, 1)])
+def test_the_rating_follows_from_the_marks(marks, over, grade):
+    from verify.quiz.scoring import rating  # noqa: PLC0415
+
+    assert rating(marks, over_time=over) == grade

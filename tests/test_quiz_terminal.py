@@ -60,26 +60,32 @@ def test_mock_interview_end_to_end(env, tmp_path):
     child.expect("对 expand 的结果原地写会怎样")
     child.sendline("会报错")
     child.sendline("")
-    child.expect("考察点覆盖率 50%")  # expand point covered, repeat point missed
-    child.expect("✓ 覆盖")
-    child.expect("✗ 遗漏")
     child.expect("更好的回答")
     child.expect("追问参考")
-    child.expect(r"自评 \[")
+    child.expect("对照考察点，给自己的回答打标记")  # the candidate judges; the matcher only pre-selects
+    child.expect(r"\[1\] expand 只改 stride，不拷贝数据")
+    child.expect("回车 = 说到了")  # every keyword in a sentence, no negation
     child.sendline("9")
-    child.expect("请输入 1、2、3 或 4")
-    child.sendline("3")
-    child.expect("已记录：良好 Good")
+    child.expect("请输入 1、2 或 3")
+    child.sendline("")
+    child.expect("→ 说到了")
+    child.expect(r"\[2\] repeat 会复制出新内存")
+    child.expect("回车 = 没说到")
+    child.sendline("")
+    child.expect("按你的标记：困难 Hard")  # one of two said: Hard, from the marks
+    child.expect("已记录：困难 Hard")
     child.expect("本轮小结")
-    child.expect("最薄弱的考察点")
-    child.expect("repeat 会复制出新内存")
+    child.expect("说到了")
+    child.expect("要补的考察点")
+    child.expect("没说到  repeat 会复制出新内存")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+    assert "%" not in child.before  # no percentage for a free answer
 
     db = tmp_path / "data" / "verified-infra-interview" / "quiz.sqlite3"
     conn = sqlite3.connect(db)
-    assert conn.execute("SELECT question_id, rating FROM reviews").fetchall() == [("expand-demo", 3)]
+    assert conn.execute("SELECT question_id, rating, coverage FROM reviews").fetchall() == [("expand-demo", 2, 0.5)]
     conn.close()
 
     # Good on a new card schedules a learning step minutes ahead: nothing is due now
@@ -116,9 +122,7 @@ def test_ctrl_d_keeps_rated_questions(env, tmp_path):
     child.sendline("")
     child.expect("回答追问")
     child.sendline("")
-    child.expect(r"自评 \[")
-    child.sendline("4")
-    child.expect("第 2/2 题")
+    accept_marks(child, "第 2/2 题")
     child.expect("开始作答")
     child.sendeof()
     child.expect("已退出")
@@ -148,8 +152,20 @@ def test_anki_command(env, tmp_path):
     assert child.exitstatus == 0 and out.stat().st_size > 1000
 
 
-@pytest.mark.parametrize("name, low, high", [("good", 0.8, 1.01), ("inverted", 0, 0.4), ("keywords", 0, 0.6)])
-def test_good_inverted_and_keyword_answers_in_the_terminal(env, name, low, high):
+def accept_marks(child, until: str) -> str:
+    """Press Enter at every key point (the suggestion stands) until ``until`` shows; what was shown."""
+    seen = ""
+    while child.expect([until, r"（回车 = (说到了|没说到|说错了)）"]) == 1:
+        seen += child.before + child.match.group(0)
+        child.sendline("")
+    return seen + child.before
+
+
+@pytest.mark.parametrize("name, said, wrong, rating", [("good", 5, 0, "简单 Easy"), ("inverted", 0, 5, "重来 Again"),
+                                                       ("keywords", 0, 0, "重来 Again")])
+def test_good_inverted_and_keyword_answers_in_the_terminal(env, name, said, wrong, rating):
+    """The suggestions a candidate starts from: all said for the good answer, none for the inverted one
+    (each named as said wrong) or for a bare keyword list; the rating follows the marks; no percentage."""
     child = spawn(env, "mock", "-n", "1", "--tag", "stride")
     child.expect("开始作答")
     for line in samples.ANSWERS[name].splitlines():
@@ -157,16 +173,15 @@ def test_good_inverted_and_keyword_answers_in_the_terminal(env, name, low, high)
     child.sendline("")
     child.expect("回答追问")
     child.sendline("")
-    child.expect(r"考察点覆盖率 (\d+)%")
-    shown = int(child.match.group(1)) / 100
-    assert low <= shown < high, (name, shown)
-    child.expect("提示，不是评分")  # the score is a hint beside the self-rating
+    child.expect("对照考察点，给自己的回答打标记")
+    shown = accept_marks(child, "按你的标记：")
+    assert shown.count("回车 = 说到了") == said and shown.count("回车 = 说错了") == wrong
     if name == "inverted":
-        said = re.sub(r"\s+", "", child.before)
-        assert said.count("✗说反了：你说") == 5 and "你说「expand会拷贝」，这与考察点相反" in said
-    child.expect(r"自评 \[")
-    child.sendline("2")
+        flat = re.sub(r"\s+", "", shown)
+        assert "你说「expand会拷贝」，这与考察点相反" in flat
+    child.expect(re.escape(rating))
     child.expect(pexpect.EOF)
+    assert "%" not in shown
 
 
 def test_a_live_countdown_while_typing(env):
@@ -185,9 +200,7 @@ def test_a_live_countdown_while_typing(env):
     child.expect("用时 0:0")
     child.expect("回答追问")
     child.sendline("")
-    child.expect(r"考察点覆盖率 50%")
-    child.expect(r"自评 \[")
-    child.sendline("3")
+    accept_marks(child, "按你的标记：")
     child.expect(pexpect.EOF)
 
 

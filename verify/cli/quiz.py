@@ -153,7 +153,7 @@ def _start(root: Path | None, db: Path | None, n: int, tag: list[str], difficult
 def mock(n: NOpt = 5, tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOpt = False,  # noqa: B006
          seconds: Annotated[int, typer.Option(help="每题限时（秒）")] = 180,
          db: DbOpt = None, seed: SeedOpt = None, root: RootOpt = None) -> None:
-    """模拟面试：倒计时作答、追问、考察点覆盖率（只是提示）、参考答案、自评（FSRS 安排复习）。"""
+    """模拟面试：倒计时作答、追问、参考答案，逐条标记考察点（说到了 / 没说到 / 说错了），标记给出自评（FSRS 安排复习）。"""
     started = _start(root, db, n, tag, difficulty, due, seed)
     if started is not None:
         settings, store, picked = started
@@ -192,7 +192,7 @@ def drill(n: NOpt = 10, question: Annotated[str | None, typer.Option(help="只�
 
 @quiz_app.command()
 def stats(db: DbOpt = None, root: RootOpt = None) -> None:
-    """复习进度：每道题的状态、下次复习时间与平均覆盖率，以及预测输出练了多少。"""
+    """复习进度：每道题的状态、下次复习时间与平均标为「说到了」的比例，以及预测输出练了多少。"""
     from rich.table import Table  # noqa: PLC0415
 
     from verify.quiz.progress import STATE_NAMES  # noqa: PLC0415
@@ -200,7 +200,7 @@ def stats(db: DbOpt = None, root: RootOpt = None) -> None:
     bank = load_bank(settings_for(root))
     store = practice.open_progress(db)
     weak = {q: (c, k) for q, c, k in store.weakest(limit=1000)}
-    table = Table("题目", "状态", "下次复习", "平均覆盖率", "次数", title=f"进度：{store.path}")
+    table = Table("题目", "状态", "下次复习", "平均说到了", "次数", title=f"进度：{store.path}")
     for q in bank.questions:
         card = store.card(q.id)
         c, k = weak.get(q.id, (None, len(store.reviews(q.id))))

@@ -22,7 +22,6 @@ from verify.quiz.tui import Panel, clock, console, read_answer
 if TYPE_CHECKING:
     from verify.quiz.progress import Progress
     from verify.quiz.schema import Bank, Drill, Question
-    from verify.quiz.scoring import Score
 
 Item = TypeVar("Item", "Question", "Drill")
 
@@ -65,9 +64,17 @@ class Row:
     title: str
     link: str
     rating: int
-    coverage: float = 0.0
     seconds: float = 0.0
-    score: Score | None = None
+    marks: tuple[str, ...] = ()  # the candidate's mark of each key point (a mock interview)
+    points: tuple[str, ...] = ()  # the key points marked
+
+
+def _record(store: Progress, qid: str, rating: int, coverage: float | None, seconds: float | None) -> int:
+    from verify.quiz.progress import RATINGS  # noqa: PLC0415
+
+    card = store.review(qid, rating, coverage=coverage, seconds=seconds)
+    console.print(f"已记录：{RATINGS[rating]}，下次复习 {card.due.astimezone():%Y-%m-%d %H:%M}", markup=False)
+    return rating
 
 
 def _rate(store: Progress, qid: str, coverage: float | None, seconds: float | None, default: int | None = None) -> int:
@@ -78,10 +85,7 @@ def _rate(store: Progress, qid: str, coverage: float | None, seconds: float | No
     while True:
         raw = input(f"自评 [{choices}]{suggestion}: ").strip() or (str(default) if default else "")
         if raw in ("1", "2", "3", "4"):
-            card = store.review(qid, int(raw), coverage=coverage, seconds=seconds)
-            local = card.due.astimezone()
-            console.print(f"已记录：{RATINGS[int(raw)]}，下次复习 {local:%Y-%m-%d %H:%M}", markup=False)
-            return int(raw)
+            return _record(store, qid, int(raw), coverage, seconds)
         console.print("请输入 1、2、3 或 4。", style="yellow")
 
 
@@ -92,20 +96,23 @@ def _summary(rows: list[Row], mock: bool) -> None:
 
     from verify.quiz.progress import RATINGS  # noqa: PLC0415
 
-    table = Table("题目", "覆盖率" if mock else "", "用时" if mock else "", "自评", title="本轮小结", title_justify="left")
+    from verify.quiz.scoring import MARKS  # noqa: PLC0415
+
+    head = ["题目", *(["说到了", "没说到", "说错了", "用时"] if mock else []), "自评"]
+    table = Table(*head, title="本轮小结", title_justify="left")
     for r in rows:
-        table.add_row(r.title, f"{r.coverage:.0%}" if mock else "", clock(r.seconds) if mock else "", RATINGS[r.rating])
+        counts = [str(r.marks.count(m)) for m in MARKS] + [clock(r.seconds)] if mock else []
+        table.add_row(r.title, *counts, RATINGS[r.rating])
     console.print(table)
     if not mock:
         return
-    weak = sorted(((p.fraction, p.point, r.link) for r in rows if r.score for p in r.score.points if p.fraction < 1),
-                  key=lambda t: t[0])
+    weak = [(m, point, r.link) for m in ("wrong", "missed") for r in rows for point, x in zip(r.points, r.marks) if x == m]
     if weak:
-        console.print("最薄弱的考察点：", style="bold")
-        for frac, point, link in weak[:5]:
-            console.print(f"  {frac:.0%}  {point}  → {link}", markup=False)
+        console.print("要补的考察点：", style="bold")
+        for mark, point, link in weak[:8]:
+            console.print(f"  {MARKS[mark]}  {point}  → {link}", markup=False)
     else:
-        console.print("所有考察点都覆盖到了。", style="green")
+        console.print("每个考察点你都标了「说到了」。", style="green")
 
 
 @contextlib.contextmanager
@@ -152,8 +159,9 @@ class Answers:
 
 
 def mock(store: Progress, picked: list[Question], answers: Answers, seconds: int, seed: int | None) -> None:
-    """The mock interview: a timed answer, a follow-up, the score as a hint, the answers, the self-rating."""
+    """The mock interview: a timed answer, a follow-up, the answers, the candidate's marks and the rating they give."""
     from verify.quiz import scoring  # noqa: PLC0415  (jieba is imported lazily inside)
+    from verify.quiz.progress import RATINGS as RATING_WORDS  # noqa: PLC0415
 
     rng = random.Random(seed)
     warm = threading.Thread(target=scoring.warm_up, daemon=True)
@@ -176,12 +184,15 @@ def mock(store: Progress, picked: list[Question], answers: Answers, seconds: int
             follow = read_answer("回答追问：")
             warm.join()
             full = answers.of(q.id)
-            result = scoring.score(answer + "\n" + follow, full.key_points)
-            tui.score_table(result)
             tui.show_answers(full)
             console.print(Panel(fu.a, title="追问参考", title_align="left", border_style="magenta"))
-            rating = _rate(store, q.id, result.coverage, took)
-            rows.append(Row(full.title, full.page_url or full.url, rating, result.coverage, took, result))
+            marks = tui.assess(scoring.suggest(answer + "\n" + follow, full.key_points))
+            rating = scoring.rating(marks, over_time=over)
+            console.print(f"按你的标记：{RATING_WORDS[rating]}" + ("（超时了，全部说到也只记「良好」）" if over else ""),
+                          style="bold", markup=False)
+            _record(store, q.id, rating, sum(m == "said" for m in marks) / len(marks), took)
+            rows.append(Row(full.title, full.page_url or full.url, rating, took, tuple(marks),
+                            tuple(kp.point for kp in full.key_points)))
 
 
 def flashcards(store: Progress, picked: list[Question], answers: Answers) -> None:

@@ -159,17 +159,30 @@ def quoted(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def contradiction(statement: str, text: str, bounds: set[int]) -> tuple[int, int] | None:
-    """Where ``statement``'s parts occur in order inside one clause of ``text``, no negation between
-    them, outside quotation marks."""
+def paraphrases(part: str, key_point: KeyPoint | None) -> list[str]:
+    """A part of a ``contradicts`` statement and what else says it: where the part is one of the key
+    point's keywords or synonyms, every variant of that keyword (「会 复制」 for 「会 拷贝」)."""
+    if key_point is None:
+        return [part]
+    for kw in key_point.keywords:
+        variants = key_point.variants(kw)
+        if part in (normalize(v).strip() for v in variants):
+            return list(dict.fromkeys([part, *(normalize(v).strip() for v in variants)]))
+    return [part]
+
+
+def contradiction(statement: str, text: str, bounds: set[int], key_point: KeyPoint | None = None) -> tuple[int, int] | None:
+    """Where ``statement``'s parts (or their paraphrases) occur in order inside one clause of ``text``,
+    no negation between them, outside quotation marks."""
     parts = normalize(statement).split()
     if not parts:
         return None
     quotes = quoted(text)
     # the first part must not be negated; the others may follow the statement's own negation
     # (「print 不会 断图」), but no negation may stand between two parts
-    found = {(k == 0, p): [(s, e) for s, e in spans(p, text, bounds, guard=k == 0)
-                           if not any(qs <= s < qe for qs, qe in quotes)] for k, p in enumerate(parts)}
+    found = {(k == 0, p): sorted((s, e) for alt in paraphrases(p, key_point)
+                                 for s, e in spans(alt, text, bounds, guard=k == 0)
+                                 if not any(qs <= s < qe for qs, qe in quotes)) for k, p in enumerate(parts)}
     for cs, ce in _clauses(text):
         pos, first = cs, None
         for k, part in enumerate(parts):
@@ -246,25 +259,46 @@ class Score:
                             "contradicted": p.contradicted} for p in self.points]}
 
 
-def score(answer: str, key_points: Sequence[KeyPoint]) -> Score:
-    """Score ``answer`` against a question's key points."""
+@dataclass
+class _Found:
+    """An answer read against key points: its text, word boundaries, every keyword place, its lists."""
+
+    answer: str
+    text: str
+    bounds: set[int]
+    found: list[tuple[int, int, str, str]]  # (start, end, keyword, variant), shadowed places left out
+    lists: list[tuple[int, int]]
+
+    def places(self, kw: str, variant: str) -> list[tuple[int, int]]:
+        return [(s, e) for s, e, k, v in self.found if k == kw and v == variant]
+
+    def in_list(self, pos: int) -> bool:
+        return any(ls <= pos < le for ls, le in self.lists)
+
+    def contradicted(self, kp: KeyPoint) -> dict[str, str] | None:
+        for statement in kp.contradicts:
+            where = contradiction(statement, self.text, self.bounds, kp)
+            if where:
+                return {"statement": statement, "said": answer_slice(self.answer, self.text, where)}
+        return None
+
+
+def _read(answer: str, key_points: Sequence[KeyPoint]) -> _Found:
     text = normalize(answer)
     bounds = boundaries(text) if text.strip() else {0}
-    found: list[tuple[int, int, str, str]] = []  # (start, end, keyword, variant) over every key point
+    found: list[tuple[int, int, str, str]] = []  # over every key point
     for kp in key_points:
         for kw in kp.keywords:
             for variant in kp.variants(kw):
                 found += [(s, e, kw, variant) for s, e in spans(variant, text, bounds)]
+    # a longer variant ending at the same place adds a prefix, in Chinese usually a negation
+    kept = [f for f in found if not any(s2 < f[0] and f[1] == e2 for s2, e2, _, _ in found)]
+    return _Found(answer, text, bounds, kept, _list_sentences(text, [(s, e) for s, e, _, _ in found]))
 
-    def shadowed(s: int, e: int) -> bool:
-        # a longer variant ending at the same place adds a prefix, in Chinese usually a negation
-        return any(s2 < s and e == e2 for s2, e2, _, _ in found)
 
-    lists = _list_sentences(text, [(s, e) for s, e, _, _ in found])
-
-    def weight(s: int) -> float:
-        return LIST_WEIGHT if any(ls <= s < le for ls, le in lists) else 1.0
-
+def score(answer: str, key_points: Sequence[KeyPoint]) -> Score:
+    """Score ``answer`` against a question's key points."""
+    read = _read(answer, key_points)
     out = Score()
     for kp in key_points:
         hits: dict[str, str | None] = {}
@@ -272,19 +306,110 @@ def score(answer: str, key_points: Sequence[KeyPoint]) -> Score:
         for kw in kp.keywords:
             hits[kw], weights[kw] = None, 0.0
             for variant in kp.variants(kw):
-                places = [s for s, e, k, v in found if k == kw and v == variant and not shadowed(s, e)]
+                places = [s for s, _ in read.places(kw, variant)]
                 if places and hits[kw] is None:
                     hits[kw] = variant
                 if places:
-                    weights[kw] = max(weights[kw], *(weight(s) for s in places))
-        said = None
-        for statement in kp.contradicts:
-            where = contradiction(statement, text, bounds)
-            if where:
-                said = {"statement": statement, "said": answer_slice(answer, text, where)}
-                break
-        out.points.append(PointScore(kp.point, hits, weights, said))
+                    weights[kw] = max(weights[kw], *(LIST_WEIGHT if read.in_list(p) else 1.0 for p in places))
+        out.points.append(PointScore(kp.point, hits, weights, read.contradicted(kp)))
     return out
+
+
+# --- the candidate judges: a suggestion per key point, never a score ------------------------------
+
+#: the marks a candidate gives each key point of a free answer, and their words
+MARKS = {"said": "说到了", "missed": "没说到", "wrong": "说错了"}
+#: words with a negation character that negate nothing (「非常」 is "very")
+NOT_NEGATING = ("非常", "不仅", "无论", "不断")
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """What the matcher pre-selects for one key point: a suggestion the candidate may change.
+
+    ``mark`` is ``said`` only where every keyword of the point stands in a sentence (not in a list of
+    terms) whose clause holds no negation anywhere (不 / 没 / 无 / 非 / 未 / 别, so 不是, 不用, 不需要,
+    无关, 并非 too, other than inside a keyword or in a negated word of the point itself, like 「不变」
+    of 「K、V 不变」) and nothing says the point's opposite: a
+    keyword matcher cannot tell a paraphrase from an inversion, so it never suggests more than it
+    can see. ``wrong`` where a ``contradicts`` statement or a paraphrase of it was said; ``said``
+    then holds the words. ``negated``: a clause with every keyword but a negation, quoted for the
+    candidate to judge.
+    """
+
+    point: str
+    mark: str
+    said: str = ""
+    statement: str = ""
+    negated: str = ""
+
+    def to_dict(self) -> JsonObject:
+        return {"point": self.point, "mark": self.mark, "said": self.said, "statement": self.statement,
+                "negated": self.negated}
+
+
+def own_negations(point: str) -> tuple[str, ...]:
+    """The point's own negated words (「不变」 in 「K、V 不变」): the answer may say them too."""
+    text = normalize(point)
+    return tuple(sorted({text[i:i + 2] for i, ch in enumerate(text[:-1]) if ch in NEGATIONS and text[i + 1].strip()}))
+
+
+def _negation(text: str, cs: int, ce: int, covered: list[tuple[int, int]], allowed: Sequence[str] = ()) -> bool:
+    """Whether a negation stands anywhere in ``text[cs:ce]`` outside the keyword places ``covered``
+    and the words ``allowed`` (:data:`NOT_NEGATING`, the point's own negated words)."""
+    chars = list(text[cs:ce])
+    for s, e in covered:
+        for i in range(max(s, cs), min(e, ce)):
+            chars[i - cs] = " "
+    clause = "".join(chars)
+    for word in (*NOT_NEGATING, *allowed):
+        clause = clause.replace(word, " " * len(word))
+    return any(ch in NEGATIONS for ch in clause)
+
+
+def suggest(answer: str, key_points: Sequence[KeyPoint]) -> list[Suggestion]:
+    """The suggested mark of each key point for ``answer`` (see :class:`Suggestion`)."""
+    read = _read(answer, key_points)
+    clauses = _clauses(read.text)
+    covered = [(s, e) for s, e, _, _ in read.found]
+
+    def clause_of(pos: int) -> tuple[int, int]:
+        return next(((cs, ce) for cs, ce in clauses if cs <= pos < ce), (pos, pos))
+
+    out = []
+    for kp in key_points:
+        wrong = read.contradicted(kp)
+        if wrong:
+            out.append(Suggestion(kp.point, "wrong", said=wrong["said"], statement=wrong["statement"]))
+            continue
+        plain, negated, own = 0, "", own_negations(kp.point)
+        for kw in kp.keywords:
+            places = [s for v in kp.variants(kw) for s, _ in read.places(kw, v) if not read.in_list(s)]
+            free = [p for p in places if not _negation(read.text, *clause_of(p), covered, own)]
+            if free:
+                plain += 1
+            elif places and not negated:
+                cs, ce = clause_of(places[0])
+                negated = answer_slice(answer, read.text, (cs, ce)).strip()
+        if plain == len(kp.keywords) and kp.keywords:
+            out.append(Suggestion(kp.point, "said"))
+        else:
+            out.append(Suggestion(kp.point, "missed", negated=negated))
+    return out
+
+
+def rating(marks: Sequence[str], over_time: bool = False) -> int:
+    """The FSRS rating (1 重来, 2 困难, 3 良好, 4 简单) that a round's marks of one question give.
+
+    A point said wrong: 重来. Every point said: 简单 within the time, 良好 over it. At least half
+    said: 困难. Less: 重来. The browser's ``QuizCore.rating`` is the same rule.
+    """
+    if not marks or "wrong" in marks:
+        return 1
+    said = sum(m == "said" for m in marks)
+    if said == len(marks):
+        return 3 if over_time else 4
+    return 2 if 2 * said >= len(marks) else 1
 
 
 def answer_slice(answer: str, text: str, where: tuple[int, int]) -> str:

@@ -21,17 +21,16 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console, Group
 from rich.panel import Panel
-from rich.table import Table
 from rich.text import Text
 
 if TYPE_CHECKING:
     from verify.quiz.schema import Drill, Question
-    from verify.quiz.scoring import Score
+    from verify.quiz.scoring import Suggestion
 
 console = Console(highlight=False)
-HINT = "这个分数只按关键词和说反的说法粗略估计，是提示，不是评分：请以你的自评为准。"
-_MARK = {"covered": "[green]✓ 覆盖[/]", "partial": "[yellow]◐ 部分[/]", "missed": "[red]✗ 遗漏[/]",
-         "contradicted": "[bold red]✗ 说反了[/]"}
+HINT = ("逐条对照参考答案判断：说到了、没说到，还是说错了。预选只是按关键词给的建议：每个关键词都出现在句子里、"
+        "句中没有否定词、也没说反时才预选「说到了」，说了与考察点相反的话预选「说错了」。机器判断不了自由回答，以你的判断为准。")
+MARK_STYLE = {"said": "green", "missed": "yellow", "wrong": "red"}
 
 
 def header(i: int, n: int, q: Question, what: str = "题") -> Panel:
@@ -49,25 +48,33 @@ def link(page_url: str | None, url: str, file: str, label: str = "页面与证�
                       style="dim", markup=False)
 
 
-def score_table(result: Score) -> None:
-    table = Table("考察点", "覆盖", "命中 / 遗漏", title=f"考察点覆盖率 {result.coverage:.0%}", title_justify="left")
-    mistakes: list[tuple[str, dict[str, str]]] = []
-    for p in result.points:
-        if p.contradicted:
-            table.add_row(p.point, _MARK[p.status], Text(f"你说「{p.contradicted['said']}」", style="red"))
-            mistakes.append((p.point, p.contradicted))
-            continue
-        hit = "、".join(f"{k}（{v}）" if v != k else k for k, v in p.hits.items() if v)
-        miss = "、".join(p.missing)
-        listed = "、".join(p.listed)
-        cell = "  ".join(x for x in ((f"命中 {hit}" if hit else ""), (f"遗漏 {miss}" if miss else ""),
-                                      (f"只在关键词罗列里（减半）：{listed}" if listed else "")) if x)
-        table.add_row(p.point, _MARK[p.status], cell)
-    console.print(table)
-    for point, said in mistakes:
-        console.print(Text.assemble(("✗ 说反了：", "bold red"), f"你说「{said['said']}」，这与考察点相反"
-                                    f"（{said['statement']}）。正确的是：{point}"))
+def assess(suggestions: list[Suggestion], ask: bool = True) -> list[str]:
+    """The candidate marks each key point 说到了 / 没说到 / 说错了, the matcher's suggestion as the default."""
+    from verify.quiz.scoring import MARKS  # noqa: PLC0415
+
+    keys = list(MARKS)
+    console.print("对照考察点，给自己的回答打标记", style="bold")
     console.print(HINT, style="dim", markup=False)
+    marks = []
+    for n, sug in enumerate(suggestions, 1):
+        console.print(Text.assemble((f"[{n}] ", "bold"), sug.point))
+        if sug.mark == "wrong":
+            console.print(Text(f"    你说「{sug.said}」，这与考察点相反（{sug.statement}）。", style="red"))
+        elif sug.negated:
+            console.print(Text(f"    这句带否定词，没有预选「说到了」：「{sug.negated}」", style="yellow"))
+        default = keys.index(sug.mark) + 1
+        choices = " / ".join(f"{i} {MARKS[k]}" for i, k in enumerate(keys, 1))
+        while ask:
+            raw = input(f"    [{choices}]（回车 = {MARKS[sug.mark]}）: ").strip() or str(default)
+            if raw in ("1", "2", "3"):
+                break
+            console.print("    请输入 1、2 或 3。", style="yellow")
+        else:
+            raw = str(default)
+        mark = keys[int(raw) - 1]
+        console.print(Text(f"    → {MARKS[mark]}", style=MARK_STYLE[mark]))
+        marks.append(mark)
+    return marks
 
 
 def sections(markdown_text: str) -> tuple[str, list[tuple[str, str]]]:

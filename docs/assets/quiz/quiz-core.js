@@ -82,7 +82,16 @@
     if (close !== null) out.push([start, text.length]);
     return out;
   }
-  function contradiction(statement, text, bounds) {
+  /** A part of a contradicts statement and what else says it: every variant of the keyword it is. */
+  function paraphrases(part, kp) {
+    if (!kp) return [part];
+    for (var i = 0; i < kp.keywords.length; i++) {
+      var vs = variantsOf(kp, kp.keywords[i]).map(function (v) { return normalize(v).trim(); });
+      if (vs.indexOf(part) >= 0) return [part].concat(vs).filter(function (v, j, a) { return a.indexOf(v) === j; });
+    }
+    return [part];
+  }
+  function contradiction(statement, text, bounds, kp) {
     var parts = normalize(statement).trim().split(/\s+/).filter(Boolean);
     if (!parts.length) return null;
     // the first part must not be negated; the others may follow the statement's own negation
@@ -90,7 +99,15 @@
     var quotes = quoted(text), found = {};
     parts.forEach(function (p, k) {
       var key = (k === 0) + "|" + p;
-      if (!found[key]) found[key] = spans(p, text, bounds, k === 0).filter(function (sp) { return !quotes.some(function (q) { return q[0] <= sp[0] && sp[0] < q[1]; }); });
+      if (found[key]) return;
+      var all = [];
+      paraphrases(p, kp).forEach(function (alt) {
+        spans(alt, text, bounds, k === 0).forEach(function (sp) {
+          if (!quotes.some(function (q) { return q[0] <= sp[0] && sp[0] < q[1]; })) all.push(sp);
+        });
+      });
+      all.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
+      found[key] = all;
     });
     var cl = clauses(text);
     for (var c = 0; c < cl.length; c++) {
@@ -123,8 +140,11 @@
   }
   function variantsOf(kp, kw) { return [kw].concat((kp.synonyms || {})[kw] || []); }
 
-  /** The same result as verify.quiz.scoring.score(answer, key_points).to_dict(), plus fractions. */
-  function score(answer, keyPoints) {
+  function slice(answer, text, where) {
+    return text.length === answer.length ? answer.slice(where[0], where[1]) : text.slice(where[0], where[1]);
+  }
+  /** An answer read against key points: text, boundaries, keyword places (shadowed ones left out), lists. */
+  function read(answer, keyPoints) {
     var text = normalize(answer);
     var bounds = boundaries(text);
     var found = [];  // [start, end, keyword, variant] over every key point
@@ -136,26 +156,39 @@
       });
     });
     // a longer variant ending at the same place adds a prefix, in Chinese usually a negation (零拷贝)
-    function shadowed(s, e) { return found.some(function (f) { return f[0] < s && f[1] === e; }); }
+    var kept = found.filter(function (f) { return !found.some(function (g) { return g[0] < f[0] && g[1] === f[1]; }); });
     var lists = listSentences(text, found.map(function (f) { return [f[0], f[1]]; }));
-    function weight(s) { return lists.some(function (l) { return l[0] <= s && s < l[1]; }) ? LIST_WEIGHT : 1; }
+    return {
+      answer: answer, text: text, bounds: bounds, found: kept,
+      places: function (kw, v) { return kept.filter(function (f) { return f[2] === kw && f[3] === v; }); },
+      inList: function (pos) { return lists.some(function (l) { return l[0] <= pos && pos < l[1]; }); },
+      contradicted: function (kp) {
+        var said = null;
+        (kp.contradicts || []).some(function (st) {
+          var where = contradiction(st, text, bounds, kp);
+          if (where) said = { statement: st, said: slice(answer, text, where) };
+          return !!where;
+        });
+        return said;
+      }
+    };
+  }
+
+  /** The same result as verify.quiz.scoring.score(answer, key_points).to_dict(), plus fractions. */
+  function score(answer, keyPoints) {
+    var r = read(answer, keyPoints);
     var points = keyPoints.map(function (kp) {
       var hits = {}, weights = {}, sum = 0;
       kp.keywords.forEach(function (kw) {
         hits[kw] = null; weights[kw] = 0;
         variantsOf(kp, kw).forEach(function (v) {
-          var places = found.filter(function (f) { return f[2] === kw && f[3] === v && !shadowed(f[0], f[1]); });
+          var places = r.places(kw, v);
           if (places.length && hits[kw] === null) hits[kw] = v;
-          places.forEach(function (f) { weights[kw] = Math.max(weights[kw], weight(f[0])); });
+          places.forEach(function (f) { weights[kw] = Math.max(weights[kw], r.inList(f[0]) ? LIST_WEIGHT : 1); });
         });
         sum += weights[kw];
       });
-      var said = null;
-      (kp.contradicts || []).some(function (st) {
-        var where = contradiction(st, text, bounds);
-        if (where) said = { statement: st, said: text.length === answer.length ? answer.slice(where[0], where[1]) : text.slice(where[0], where[1]) };
-        return !!where;
-      });
+      var said = r.contradicted(kp);
       var fraction = said ? 0 : sum / kp.keywords.length;
       var listed = kp.keywords.filter(function (k) { return weights[k] > 0 && weights[k] < 1; });
       var status = said ? "contradicted" : (fraction === 1 ? "covered" : (fraction > 0 ? "partial" : "missed"));
@@ -163,6 +196,54 @@
     });
     var coverage = points.length ? points.reduce(function (a, p) { return a + p.fraction; }, 0) / points.length : 0;
     return { coverage: coverage, points: points };
+  }
+
+  // ---- the candidate judges: a suggested mark per key point (verify/quiz/scoring.py: suggest) ------
+  var MARKS = { said: "说到了", missed: "没说到", wrong: "说错了" };
+  var NOT_NEGATING = ["非常", "不仅", "无论", "不断"];
+  function ownNegations(point) {
+    var t = normalize(point), out = [];
+    for (var i = 0; i < t.length - 1; i++) {
+      if (NEGATIONS.indexOf(t[i]) >= 0 && t[i + 1].trim() && out.indexOf(t.slice(i, i + 2)) < 0) out.push(t.slice(i, i + 2));
+    }
+    return out.sort();
+  }
+  function negationIn(text, cs, ce, covered, allowed) {
+    var chars = text.slice(cs, ce).split("");
+    covered.forEach(function (c) { for (var i = Math.max(c[0], cs); i < Math.min(c[1], ce); i++) chars[i - cs] = " "; });
+    var clause = chars.join("");
+    NOT_NEGATING.concat(allowed).forEach(function (w) { clause = clause.split(w).join(" ".repeat(w.length)); });
+    return Array.from(clause).some(function (ch) { return NEGATIONS.indexOf(ch) >= 0; });
+  }
+  /** The same suggestions as verify.quiz.scoring.suggest: "said" only where every keyword stands in a
+   *  sentence whose clause has no negation and nothing says the opposite. */
+  function suggest(answer, keyPoints) {
+    var r = read(answer, keyPoints), cl = clauses(r.text);
+    var covered = r.found.map(function (f) { return [f[0], f[1]]; });
+    function clauseOf(pos) { return cl.find(function (c) { return c[0] <= pos && pos < c[1]; }) || [pos, pos]; }
+    return keyPoints.map(function (kp) {
+      var wrong = r.contradicted(kp);
+      if (wrong) return { point: kp.point, mark: "wrong", said: wrong.said, statement: wrong.statement, negated: "" };
+      var plain = 0, negated = "", own = ownNegations(kp.point);
+      kp.keywords.forEach(function (kw) {
+        var places = [];
+        variantsOf(kp, kw).forEach(function (v) {
+          r.places(kw, v).forEach(function (f) { if (!r.inList(f[0])) places.push(f[0]); });
+        });
+        var free = places.filter(function (p) { var c = clauseOf(p); return !negationIn(r.text, c[0], c[1], covered, own); });
+        if (free.length) plain++;
+        else if (places.length && !negated) { var c = clauseOf(places[0]); negated = slice(answer, r.text, c).trim(); }
+      });
+      var mark = kp.keywords.length && plain === kp.keywords.length ? "said" : "missed";
+      return { point: kp.point, mark: mark, said: "", statement: "", negated: mark === "said" ? "" : negated };
+    });
+  }
+  /** The FSRS rating a question's marks give (verify/quiz/scoring.py: rating). */
+  function rating(marks, overTime) {
+    if (!marks.length || marks.indexOf("wrong") >= 0) return 1;
+    var said = marks.filter(function (m) { return m === "said"; }).length;
+    if (said === marks.length) return overTime ? 3 : 4;
+    return 2 * said >= marks.length ? 2 : 1;
   }
 
   // ---- predict-the-output drills -------------------------------------------------------------
@@ -307,6 +388,6 @@
     return out;
   }
 
-  window.QuizCore = { normalize: normalize, score: score, normalizeValue: normalizeValue, checkDrill: checkDrill,
+  window.QuizCore = { normalize: normalize, score: score, suggest: suggest, rating: rating, MARKS: MARKS, normalizeValue: normalizeValue, checkDrill: checkDrill,
                       validateProgress: validateProgress, readProgress: readProgress, mergeProgress: mergeProgress, MAX_BYTES: MAX_BYTES };
 })();

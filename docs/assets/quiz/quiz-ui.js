@@ -15,7 +15,8 @@
     { grade: 4, label: "简单", en: "Easy" },
   ];
   var STATE_NAMES = ["新卡", "学习中", "复习", "重学"];
-  var HINT = "这个分数只按关键词和说反的说法粗略估计，是提示，不是评分：请以你的自评为准。";
+  var HINT = "逐条对照参考答案判断：说到了、没说到，还是说错了。预选只是按关键词给的建议：每个关键词都出现在句子里、" +
+    "句中没有否定词、也没说反时才预选「说到了」，说了与考察点相反的话预选「说错了」。机器判断不了自由回答，以你的判断为准。";
 
   function el(tag, attrs) {
     var node = document.createElement(tag);
@@ -113,6 +114,9 @@
     return due.concat(fresh, rest).slice(0, n);
   }
 
+  /** When a card rated ``grade`` now would be due again. */
+  function previewDue(id, grade) { return scheduler.repeat(cardOf(id), new Date())[grade].card.due; }
+
   function ratingBar(id, done, suggested) {
     var preview = scheduler.repeat(cardOf(id), new Date());
     var bar = el("div", { cls: "quiz-rating" }, el("span", { text: "自评：" }));
@@ -128,6 +132,6 @@
 
   window.QuizUI = { el: el, clear: clear, clock: clock, pct: pct, shuffle: shuffle, fmtDue: fmtDue, codeText: codeText,
                     bank: bank, byId: byId, href: href, state: state, save: save, emptyProgress: emptyProgress,
-                    cardOf: cardOf, isDue: isDue, rate: rate, pick: pick, ratingBar: ratingBar,
+                    cardOf: cardOf, isDue: isDue, rate: rate, pick: pick, ratingBar: ratingBar, previewDue: previewDue,
                     RATINGS: RATINGS, STATE_NAMES: STATE_NAMES, HINT: HINT, views: {} };
 })();

@@ -109,11 +109,12 @@
     reply.focus();
     reveal.addEventListener("click", function () {
       reply.readOnly = true; reveal.disabled = true;
-      var result = Core.score(answer + "\n" + reply.value, q.key_points);
-      view.appendChild(revealView(q, result, fu));
-      view.appendChild(U.ratingBar(q.id, function (grade) {
-        session.rows.push({ q: q, coverage: result.coverage, seconds: took, grade: grade, result: result });
-        U.rate(q.id, grade, { coverage: Math.round(result.coverage * 1000) / 1000, seconds: Math.round(took) });
+      var suggestions = Core.suggest(answer + "\n" + reply.value, q.key_points);
+      view.appendChild(revealView(q, fu));
+      view.appendChild(assessView(q, suggestions, took > session.seconds, function (marks, grade) {
+        session.rows.push({ q: q, marks: marks, seconds: took, grade: grade });
+        var said = marks.filter(function (m) { return m === "said"; }).length;
+        U.rate(q.id, grade, { coverage: Math.round(said / marks.length * 1000) / 1000, seconds: Math.round(took) });
         next(session);
       }));
     });
@@ -138,28 +139,58 @@
       el("a", { href: U.href(q.evidence_url), text: "查看证据（" + q.claims.length + " 条可执行的结论）" }));
   }
 
-  function pointItem(p) {
-    if (p.contradicted) {
-      return el("li", { cls: "quiz-point contradicted" }, el("span", { cls: "mark", text: "✗ 说反了" }),
-        el("span", { cls: "text", text: p.point }),
-        el("span", { cls: "kw mistake", text: "你说「" + p.contradicted.said + "」，这与考察点相反（" + p.contradicted.statement + "）。正确的是：" + p.point }));
+  var MARK_ORDER = ["said", "missed", "wrong"];
+
+  /** One key point to mark 说到了 / 没说到 / 说错了, the matcher's suggestion pre-selected and said why. */
+  function markItem(sug, onChange) {
+    var li = el("li", { cls: "quiz-point", "data-mark": sug.mark, "data-suggested": sug.mark });
+    var group = el("span", { cls: "quiz-marks", role: "radiogroup", "aria-label": "这一点：" + sug.point });
+    MARK_ORDER.forEach(function (m) {
+      group.appendChild(el("button", { type: "button", role: "radio", cls: "quiz-mark mark-" + m, "data-mark": m,
+        "aria-checked": String(m === sug.mark), text: Core.MARKS[m],
+        onclick: function () {
+          li.dataset.mark = m;
+          Array.prototype.forEach.call(group.children, function (b) { b.setAttribute("aria-checked", String(b.dataset.mark === m)); });
+          onChange();
+        } }));
+    });
+    li.append(group, el("span", { cls: "text", text: sug.point }));
+    if (sug.mark === "wrong") {
+      li.appendChild(el("span", { cls: "kw mistake", text: "你说「" + sug.said + "」，这与考察点相反（" + sug.statement + "）。" }));
+    } else if (sug.negated) {
+      li.appendChild(el("span", { cls: "kw", text: "这句带否定词，没有预选「说到了」：「" + sug.negated + "」" }));
     }
-    var hit = Object.keys(p.hits).filter(function (k) { return p.hits[k] !== null; })
-      .map(function (k) { return p.hits[k] === k ? k : k + "（" + p.hits[k] + "）"; });
-    var miss = Object.keys(p.hits).filter(function (k) { return p.hits[k] === null; });
-    var parts = [hit.length ? "命中：" + hit.join("、") : "", miss.length ? "遗漏：" + miss.join("、") : "",
-                 p.listed.length ? "只在关键词罗列里（减半）：" + p.listed.join("、") : ""].filter(Boolean);
-    return el("li", { cls: "quiz-point " + p.status },
-      el("span", { cls: "mark", text: { covered: "✓ 覆盖", partial: "◐ 部分", missed: "✗ 遗漏" }[p.status] }),
-      el("span", { cls: "text", text: p.point }), el("span", { cls: "kw", text: parts.join("；") }));
+    return li;
   }
 
-  function revealView(q, result, fu) {
-    var list = el("ul", { cls: "quiz-points" }, ...result.points.map(pointItem));
-    return el("section", { cls: "quiz-reveal" },
-      el("h3", { cls: "quiz-score", "data-testid": "score", text: "考察点覆盖率 " + U.pct(result.coverage) }),
+  /** The candidate marks each key point; the rating follows from the marks (QuizCore.rating). */
+  function assessView(q, suggestions, overTime, done) {
+    var items = [];
+    var verdict = el("p", { cls: "quiz-verdict", "data-testid": "verdict" });
+    var confirm = el("button", { type: "button", cls: "md-button md-button--primary", text: "记下自评" });
+    function marks() { return items.map(function (li) { return li.dataset.mark; }); }
+    function update() {
+      var grade = Core.rating(marks(), overTime), r = U.RATINGS[grade - 1];
+      var due = U.previewDue(q.id, grade);
+      verdict.textContent = "按你的标记：" + r.label + "（" + r.en + "），下次复习在 " + U.fmtDue(due) + "后" +
+        (overTime ? "；超时了，全部说到也只记「良好」" : "");
+      return grade;
+    }
+    suggestions.forEach(function (sug) { items.push(markItem(sug, update)); });
+    confirm.addEventListener("click", function () {
+      confirm.disabled = true;
+      view.querySelectorAll(".quiz-mark").forEach(function (b) { b.disabled = true; });
+      done(marks(), update());
+    });
+    update();
+    return el("section", { cls: "quiz-assess" },
+      el("h3", { "data-testid": "assess", text: "对照考察点，给自己的回答打标记" }),
       el("p", { cls: "quiz-hint", text: U.HINT }),
-      list, answersView(q),
+      el("ol", { cls: "quiz-points" }, ...items), verdict, confirm);
+  }
+
+  function revealView(q, fu) {
+    return el("section", { cls: "quiz-reveal" }, answersView(q),
       el("div", { cls: "quiz-fu-a" }, el("h3", { text: "追问参考" }), el("p", { cls: "quiz-fu-q", text: fu.q }), el("p", { text: fu.a })),
       links(q));
   }
@@ -175,25 +206,31 @@
     U.clear(view);
     var mock = session.mode === "mock";
     view.appendChild(el("h2", { text: "本轮小结" }));
+    function count(r, m) { return String(r.marks.filter(function (x) { return x === m; }).length); }
+    var head = ["题目"].concat(mock ? ["说到了", "没说到", "说错了", "用时"] : [], ["自评", "下次复习"]);
     var table = el("table", { cls: "quiz-summary" },
-      el("thead", {}, el("tr", {}, el("th", { text: "题目" }), mock ? el("th", { text: "覆盖率" }) : null,
-        mock ? el("th", { text: "用时" }) : null, el("th", { text: "自评" }), el("th", { text: "下次复习" }))));
+      el("thead", {}, el("tr", {}, ...head.map(function (h) { return el("th", { text: h }); }))));
     var body = el("tbody");
     session.rows.forEach(function (r) {
-      body.appendChild(el("tr", {}, el("td", {}, el("a", { href: U.href(r.q.url), text: r.q.title + (r.q.claim ? " · " + r.q.claim : "") })),
-        mock ? el("td", { text: U.pct(r.coverage) }) : null, mock ? el("td", { text: U.clock(r.seconds) }) : null,
-        el("td", { text: U.RATINGS[r.grade - 1].label }), el("td", { text: U.fmtDue(new Date(U.state.progress.cards[r.q.id].due)) + "后" })));
+      var cells = [el("td", {}, el("a", { href: U.href(r.q.url), text: r.q.title + (r.q.claim ? " · " + r.q.claim : "") }))];
+      if (mock) cells.push(el("td", { text: count(r, "said") }), el("td", { text: count(r, "missed") }),
+                           el("td", { text: count(r, "wrong") }), el("td", { text: U.clock(r.seconds) }));
+      cells.push(el("td", { text: U.RATINGS[r.grade - 1].label }), el("td", { text: U.fmtDue(new Date(U.state.progress.cards[r.q.id].due)) + "后" }));
+      body.appendChild(el("tr", {}, ...cells));
     });
     table.appendChild(body);
     view.appendChild(table);
     if (mock) {
-      var weak = [];
-      session.rows.forEach(function (r) { r.result.points.forEach(function (p) { if (p.fraction < 1) weak.push({ p: p, q: r.q }); }); });
-      weak.sort(function (a, b) { return a.p.fraction - b.p.fraction; });
-      view.appendChild(el("h3", { text: "最薄弱的考察点" }));
-      if (!weak.length) view.appendChild(el("p", { text: "所有考察点都覆盖到了。" }));
-      view.appendChild(el("ul", { cls: "quiz-weak" }, ...weak.slice(0, 6).map(function (w) {
-        return el("li", {}, el("strong", { text: U.pct(w.p.fraction) + " " }), w.p.point, " → ", el("a", { href: U.href(w.q.url), text: w.q.title }));
+      var weak = [];  // what the candidate marked 说错了 first, then 没说到
+      ["wrong", "missed"].forEach(function (m) {
+        session.rows.forEach(function (r) {
+          r.marks.forEach(function (x, k) { if (x === m) weak.push({ mark: m, point: r.q.key_points[k].point, q: r.q }); });
+        });
+      });
+      view.appendChild(el("h3", { text: "要补的考察点" }));
+      if (!weak.length) view.appendChild(el("p", { text: "每个考察点你都标了「说到了」。" }));
+      view.appendChild(el("ul", { cls: "quiz-weak" }, ...weak.slice(0, 8).map(function (w) {
+        return el("li", {}, el("strong", { text: Core.MARKS[w.mark] + " " }), w.point, " → ", el("a", { href: U.href(w.q.url), text: w.q.title }));
       })));
     }
     view.appendChild(el("button", { type: "button", cls: "md-button md-button--primary", text: "再来一轮", onclick: function () { show(session.mode); } }));
@@ -221,7 +258,7 @@
     });
   }
 
-  window.__quiz = { score: Core.score, validateProgress: Core.validateProgress, checkDrill: Core.checkDrill,
+  window.__quiz = { score: Core.score, suggest: Core.suggest, rating: Core.rating, validateProgress: Core.validateProgress, checkDrill: Core.checkDrill,
                     normalizeValue: Core.normalizeValue };  // for the browser tests
   show("mock");
   if (U.state.note) say(U.state.note, "warn");
