@@ -336,3 +336,32 @@ def test_a_browser_export_imported_into_the_terminal_shows_the_same_reviews(page
     assert tally.startswith("已练 1 / 4 题，预测输出 1 /") and "共 2 次自评" in tally
     assert [(e["id"], e["rating"], _ms(e["at"])) for e in stored(page)["log"]] == \
         [(e["id"], e["rating"], _ms(e["at"])) for e in browser_log]
+
+
+def test_a_pages_link_opens_the_quiz_on_that_question(browser, site):
+    """练这道题: #q=<id> picks the question; every try gives that one, not a draw."""
+    ctx = browser.new_context(viewport={"width": 1200, "height": 900}, locale="zh-CN")
+    pg = ctx.new_page()
+    for _ in range(3):
+        pg.goto(site + "/quiz/#q=compile-demo")
+        pg.reload()
+        assert pg.locator("select[name=question]").input_value() == "compile-demo"
+        assert pg.locator("input[name=n]").is_disabled()
+        pg.get_by_role("button", name="开始模拟面试").click()
+        assert pg.locator(".quiz-question").inner_text() == "torch.compile 为什么能加速"
+    ctx.close()
+
+
+def test_on_a_phone_the_tabs_stay_on_one_line_and_the_start_button_is_in_view(browser, site):
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, locale="zh-CN", is_mobile=True)
+    pg = ctx.new_page()
+    pg.goto(site + "/quiz/")
+    tabs = pg.locator(".quiz-tabs button")
+    tops = {round(tabs.nth(i).bounding_box()["y"]) for i in range(tabs.count())}
+    heights = {round(tabs.nth(i).bounding_box()["height"]) for i in range(tabs.count())}
+    assert len(tops) == 1 and max(heights) < 60, (tops, heights)  # one line, no character per line
+    start = pg.get_by_role("button", name="开始模拟面试").bounding_box()
+    assert start["y"] + start["height"] <= 844, start
+    ARTIFACTS.mkdir(exist_ok=True)
+    pg.screenshot(path=str(ARTIFACTS / "quiz-5-phone.png"))
+    ctx.close()

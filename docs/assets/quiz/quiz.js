@@ -37,9 +37,21 @@
     var limit = el("input", { type: "number", min: "30", step: "30", value: "180", name: "seconds" });
     var dueOnly = el("input", { type: "checkbox", name: "due" });
     var dueCount = items.filter(function (q) { return U.isDue(q.id); }).length;
-    var controls = [el("label", {}, "题数 ", n), el("label", {}, tag), el("label", {}, diff),
+    // one question by name (a page's 练这道题 link opens the quiz with #q=<its id>), or a draw
+    var one = el("select", { name: "question", "aria-label": "题目" }, el("option", { value: "", text: "随机抽题" }));
+    items.forEach(function (q) { one.appendChild(el("option", { value: q.id, text: q.title })); });
+    var asked = /^#q=([\w-]+)$/.exec(window.location.hash);
+    if (asked && items.some(function (q) { return q.id === asked[1]; })) one.value = asked[1];
+    function sync() { [n, tag, diff, dueOnly].forEach(function (c) { c.disabled = !!one.value; }); }
+    one.addEventListener("change", sync);
+    sync();
+    var controls = [el("label", { cls: "quiz-one" }, one), el("label", {}, "题数 ", n), el("label", {}, tag), el("label", {}, diff),
       withLimit ? el("label", {}, "每题限时（秒） ", limit) : null, el("label", {}, dueOnly, " 只练到期的（" + dueCount + " 张）")];
     function chosen() {
+      if (one.value) {
+        return { list: items.filter(function (q) { return q.id === one.value; }), due: false,
+                 seconds: Math.max(10, parseInt(limit.value, 10) || 180) };
+      }
       var pool = items.filter(function (q) {
         var max = parseInt(diff.value, 10) || 0;
         return (!tag.value || q.tags.indexOf(tag.value) >= 0) && (!max || q.difficulty <= max);
@@ -64,6 +76,7 @@
     });
     view.appendChild(el("p", { cls: "quiz-intro", text: "题库共 " + bank.questions.length + " 题，另有 " + bank.drills.length + " 道预测输出。" }));
     view.appendChild(form);
+    if (/^#q=/.test(window.location.hash)) form.querySelector("button[type=submit]").focus();
   }
 
   function header(session, q) {
