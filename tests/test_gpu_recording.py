@@ -260,7 +260,7 @@ def test_the_strict_build_shows_the_gpu_claim_verified_elsewhere_with_its_values
                                              (evidence.VERIFIED_ELSEWHERE, "他机已验证")]
     title = marks[1][1]
     assert GPU_NAME in title and "torch 2.11.0" in title and DAY in title
-    assert "本机已验证" not in gpu and evidence.VERIFIED_HERE not in gpu  # never verified on this CPU
+    assert "构建机已验证" not in gpu and evidence.VERIFIED_HERE not in gpu  # never verified on this CPU
     stmt = re.search(r'<span class="vf-stmt">(.*?)</span>(?=<span class="vf-mark)', gpu, re.S)
     assert stmt and _text(stmt.group(1)) == SENTENCE
     values = re.findall(r'<span class="vf-val[^"]*" data-claim="tiny.h2d" data-key="([^"]+)" data-status="([^"]+)"[^>]*>'
@@ -270,7 +270,7 @@ def test_the_strict_build_shows_the_gpu_claim_verified_elsewhere_with_its_values
                       ("major", evidence.VERIFIED_ELSEWHERE, "9")]
 
     cpu = _marks(_summary(html, CPU))
-    assert [(s, w) for s, _, w in cpu] == [(evidence.VERIFIED_HERE, "本机已验证")]  # the CPU claim ran here
+    assert [(s, w) for s, _, w in cpu] == [(evidence.VERIFIED_HERE, "构建机已验证")]  # the CPU claim ran here
 
     # the page's own inline values, with and without naming the device
     inline_vals = re.findall(r'<span class="vf-val[^"]*" data-claim="tiny.h2d" data-key="speedup" '
@@ -388,7 +388,7 @@ def test_an_edit_after_the_recording(copy, monkeypatch, what):
     assert sess.outcome.status(GPU) == evidence.NEEDS_CUDA  # still never run here
     marks = _marks(_summary(fences.claim_fence(GPU, "claim", "claim", {}, None), GPU))
     words = [w for _, _, w in marks]
-    assert "本机已验证" not in words
+    assert "构建机已验证" not in words
     row = {r.id: r for r in sess.ledger()}[GPU]
     assert row.elsewhere[0].status == status
     sentence = sess.outcome.sentence(GPU)
@@ -410,8 +410,8 @@ def test_an_edit_after_the_recording(copy, monkeypatch, what):
 def _device_blocks(html: str) -> dict[str, str]:
     """device key -> its block of a bench fence (another machine's is folded: a <details>)."""
     out = {}
-    for block in re.split(r'<div class="vf-bench-device">|<details class="vf-bench-device vf-bench-other">', html)[1:]:
-        m = re.match(r"\s*<(?:p|summary)><strong>([^<]+)</strong>", block)
+    for block in re.split(r'<div class="vf-bench-device"|<details class="vf-bench-device vf-bench-other"', html)[1:]:
+        m = re.match(r' data-device="([^"]+)">\s*<(?:p|summary)><strong>[^<]+</strong>', block)
         assert m, block[:200]
         out[m.group(1)] = block
     return out
@@ -425,8 +425,9 @@ def test_the_built_bench_block_labels_the_gpus_results_as_another_machines(built
     a100 = probe.device_key(Machine(device="cuda", gpu_name="NVIDIA A100-SXM4-80GB"))
     assert set(blocks) == {KEY, a100}
     h200 = blocks[KEY]
-    assert "另一台机器测得，不是本机的结果" in h200 and "本机（构建本站的机器）测得" not in h200
-    assert html.count('<details class="vf-bench-device vf-bench-other">') == 2  # both folded: neither is this machine
+    assert "另一台机器测得，不是构建机的结果" in h200 and "构建机（构建本站的机器）测得" not in h200
+    assert html.count('<details class="vf-bench-device vf-bench-other"') == 2  # both folded: neither is this machine
+    assert f"<strong>{KEY}</strong>" not in html and f"<strong>{GPU_NAME}" in html  # a name, not a device key
     assert GPU_NAME in h200 and "torch 2.11.0 (cu130)" in h200 and "结果与基准代码一致" in h200
     assert "基准代码已改" not in h200 and "1.3 ms" in h200 and DATE[:16].replace("T", " ") in h200
     assert "NVIDIA A100-SXM4-80GB" in blocks[a100] and "基准代码已改，结果已过期" in blocks[a100]
@@ -451,7 +452,7 @@ def test_a_bench_fence_tells_a_current_gpu_result_from_a_stale_one(copy, monkeyp
     blocks = _device_blocks(html)
     assert list(blocks) == [KEY]
     block = blocks[KEY]
-    assert "另一台机器测得，不是本机的结果" in block and GPU_NAME in block
+    assert "另一台机器测得，不是构建机的结果" in block and GPU_NAME in block
     assert ("结果与基准代码一致" in block) is fresh and ("基准代码已改，结果已过期" in block) is not fresh
     assert "需要 CUDA" not in html  # results exist: shown, not "needs CUDA"
 
@@ -478,4 +479,4 @@ def test_a_bench_fence_without_gpu_results_says_it_needs_cuda(copy, monkeypatch)
         old.unlink()
     monkeypatch.setattr(settings_mod, "_site", Settings.for_root(copy))
     html = bench_fence_mod.bench_fence(f"{GROUP}\nneeds: cuda", "bench", "bench", {}, None)
-    assert "需要 CUDA，本机未运行" in html and "vf-bench-device" not in html
+    assert "需要 CUDA，构建机上未运行" in html and "vf-bench-device" not in html

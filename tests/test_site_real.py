@@ -166,6 +166,25 @@ def test_every_number_in_the_question_pages_is_bound_to_a_run(site):
     assert total >= 60
 
 
+def test_no_sentence_has_a_hole_or_a_bare_boolean(site):
+    """A claim nothing has observed here is one line of what it measures and where (GPU 上待测), not a
+    sentence of "—"; a boolean reads as words, not True/False; another machine's benchmarks are folded."""
+    holes, bare, unfolded = {}, {}, {}
+    for page in sorted((site / "questions").glob("*/index.html")):
+        html = page.read_text(encoding="utf-8")
+        name = page.parent.name
+        if n := len(re.findall(r'<span class="vf-val[^"]*"[^>]*>—</span>', html)):
+            holes[name] = n
+        if n := len(re.findall(r'<span class="vf-val[^"]*"[^>]*>(?:True|False)</span>', html)):
+            bare[name] = n
+        if n := len(re.findall(r'<div class="vf-bench-device"[^>]*>\s*<p><strong>[^<]+</strong> · 另一台机器', html)):
+            unfolded[name] = n
+    assert holes == {} and bare == {} and unfolded == {}, (holes, bare, unfolded)
+    waiting = sum(page.read_text(encoding="utf-8").count('class="vf-waiting"')
+                  for page in (site / "questions").glob("*/index.html"))
+    assert waiting >= 30  # the GPU claims: each says what it measures, GPU 上待测
+
+
 def test_a_claims_sentence_is_on_its_page_once(site):
     """One text per claim: the statement is the page's sentence, not repeated beside it in grey."""
     ledger = json.loads((site / "evidence.json").read_text(encoding="utf-8"))

@@ -83,15 +83,15 @@ def get(key: str) -> State:
         raise KeyError(f"no state {key!r} (known: {', '.join(STATES)})") from None
 
 
-VERIFIED_HERE = register(State("verified-here", "已验证（构建本站的机器上运行）", "本机已验证", "ok", True, "here", "green")).key
+VERIFIED_HERE = register(State("verified-here", "已验证（构建本站的机器上运行）", "构建机已验证", "ok", True, "here", "green")).key
 VERIFIED_ELSEWHERE = register(State("verified-elsewhere", "已验证（记录自另一台机器）", "他机已验证", "ok", True,
                                     "elsewhere", "green")).key
 STALE = register(State("stale", "记录已过期", "已过期", "stale", False, "", "yellow")).key
-NEEDS_CUDA = register(State("needs-cuda", "需要 CUDA，本机未运行", "需 CUDA", "cuda", False, "", "yellow",
+NEEDS_CUDA = register(State("needs-cuda", "需要 CUDA，构建机上未运行", "需 CUDA", "cuda", False, "", "yellow",
                             waiting="GPU 上待测")).key
-NOT_APPLICABLE = register(State("not-applicable", "本机不适用（缺少论断声明的条件）", "本机不适用", "none", False, "",
+NOT_APPLICABLE = register(State("not-applicable", "构建机不适用（缺少论断声明的条件）", "构建机不适用", "none", False, "",
                                 "yellow")).key
-NOT_RUN = register(State("not-run", "未运行", "未运行", "none", False, "", "yellow", live_label="本机验证中")).key
+NOT_RUN = register(State("not-run", "未运行", "未运行", "none", False, "", "yellow", live_label="构建机验证中")).key
 FAILED = register(State("failed", "失败", "失败", "fail", False, "", "red")).key
 
 
@@ -163,5 +163,5 @@ for _where, _label, _mark in (("here", "（在构建本站的机器上）", ""),
                    _mark + "已模拟", "derived", True, _where, "cyan", rule=_kind_is("simulated"), detail=_detail))
     register(State(f"spec-{_where}", "按规格计算：用 NVIDIA 公布的 GPU 规格做的算术，不是测量" + _label,
                    _mark + "按规格计算", "derived", True, _where, "cyan", rule=_kind_is("spec"), detail=_detail))
-NEEDS_TOOL = register(State("needs-tool", "需要 GPU 工具链，本机未安装（make setup 安装）", "需要", "none", False, "",
+NEEDS_TOOL = register(State("needs-tool", "需要 GPU 工具链，构建机未安装（make setup 安装）", "需要", "none", False, "",
                             "yellow", detail=_needed_tools)).key

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from verify.core import binding, pages
 
 NOT_OBSERVED = "（这一句的数值要在 GPU 上运行后才有，本站构建时没有测到，见网页。）"
-UNSEEN_VALUE = "（本机未测，见网页）"
+UNSEEN_VALUE = "（构建机未测，见网页）"
 SITE_ONLY = ("点开", "徽章")
 _DROPPED = ("evidence", "ledger", "quizbank")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")

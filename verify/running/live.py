@@ -1,7 +1,7 @@
 """Verification behind a server: this machine's claims run while ``verify serve`` already serves pages.
 
 The server's builds run nothing (``VERIFY_NO_RUN``) and show, for a claim not yet run here, the
-committed records of other machines, labelled with them, or 本机验证中. This loop runs every claim
+committed records of other machines, labelled with them, or 构建机验证中. This loop runs every claim
 that has no current record here (a pass, or the failure of its current code), touches a stamp
 that the server watches every few seconds as claims finish and once more at the end, and then
 waits: a saved snippet changes a claim's key, and only that claim runs again. Performance claims

@@ -138,6 +138,14 @@ class DeviceBlock:
     provenance: list[RunNote]
     fraction_hidden: bool = False  # a bandwidth fraction left out: its data may sit in a cache
 
+    @property
+    def name(self) -> str:
+        """The machine as a reader names it (``AMD EPYC … · torch 线程 1``), not its device key."""
+        note = self.provenance[0] if self.provenance else None
+        if note is None or not note.device:
+            return self.key
+        return f"{note.device} · torch 线程 {note.threads}" if note.threads not in ("?", None) else note.device
+
 
 def _device_block(key: str, data: Results, group: str, opts: dict[str, str],
                   settings: Settings, here: bool = False) -> DeviceBlock | None:

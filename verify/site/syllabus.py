@@ -35,6 +35,12 @@ class QuestionRow:
     difficulty: str
     claims: int
     verified: int
+    gpu: int = 0  # claims that wait for a GPU: not run on this build, not failures
+
+    @property
+    def other(self) -> int:
+        """Claims neither verified here nor waiting for a GPU (stale, not run, failed, another need)."""
+        return self.claims - self.verified - self.gpu
 
 
 @dataclass(frozen=True)
@@ -57,9 +63,11 @@ def groups(sess: session.Session) -> list[Topic]:
             continue
         mine = [cid for cid, spec in claims.items() if spec.question == page.stem]
         verified = sum(states.verified_here(sess.outcome.status(cid)) for cid in mine)
+        gpu = sum(sess.outcome.status(cid) == states.NEEDS_CUDA for cid in mine)
         by_topic.setdefault(meta.get("topic") or "pytorch-internals", []).append(QuestionRow(
             title=meta.get("title", page.stem), link=f"questions/{page.stem}/", source=_source(meta),
-            difficulty=DIFFICULTY.get(int(meta.get("difficulty") or 0), ""), claims=len(mine), verified=verified))
+            difficulty=DIFFICULTY.get(int(meta.get("difficulty") or 0), ""), claims=len(mine), verified=verified,
+            gpu=gpu))
     order = [t for t in TOPICS if t in by_topic] + sorted(set(by_topic) - set(TOPICS))
     return [Topic(t, by_topic[t]) for t in order]
 
