@@ -101,3 +101,17 @@ def test_evidence_json_is_byte_for_byte_what_the_dict_rows_made(tmp_path, monkey
 
     new = json.dumps(hooks.ledger_document(sess), ensure_ascii=False, indent=1)
     assert new == json.dumps(_reference(sess), ensure_ascii=False, indent=1)
+
+
+def test_the_ledger_shows_observations_as_a_reader_reads_them():
+    """Key and value per line: units and digits, a timing as its median, a dict as pairs; not a repr."""
+    from verify.site.fences import observed_items  # noqa: PLC0415
+
+    items, more = observed_items({"stride": [0, 1], "same": True, "bytes_moved": 123456.789,
+                                  "t": {"median_s": 2.5e-6, "spread": 0.1, "n": 9},
+                                  "per_dtype": {"fp16": 0.00123456, "bf16": 2.0}, "evidence": {"kind": "spec"}})
+    assert items == [("stride", "(0, 1)"), ("same", "是"), ("bytes_moved", "123,500"),
+                     ("t", "中位数 2.5 µs（IQR/中位数 10%，n=9）"), ("per_dtype", "fp16: 0.00123；bf16: 2")]
+    assert more == 0  # how it was made (evidence) is not an observation
+    many, more = observed_items({f"k{i}": i for i in range(12)}, limit=8)
+    assert len(many) == 8 and more == 4

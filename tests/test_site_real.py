@@ -185,6 +185,18 @@ def test_no_sentence_has_a_hole_or_a_bare_boolean(site):
     assert waiting >= 30  # the GPU claims: each says what it measures, GPU 上待测
 
 
+def test_the_ledger_reads_as_sentences_and_values(site):
+    """Statements with their code set as code, observations as key and value: no backticks, no dict repr;
+    the counter counts claims."""
+    html = (site / "evidence" / "index.html").read_text(encoding="utf-8")
+    table = html.split('class="vf-ledger-table"', 1)[1]
+    cells = re.findall(r"<tr data-status[^>]*>.*?</tr>", table, re.S)
+    ledger = json.loads((site / "evidence.json").read_text(encoding="utf-8"))
+    assert len(cells) == len(ledger["claims"])
+    assert not [c for c in cells if "`" in re.sub(r"<[^>]+>", "", c)], "raw backticks in the ledger"
+    assert "{&#39;" not in table and "{'" not in table, "a Python dict in the ledger"
+
+
 def test_a_claims_sentence_is_on_its_page_once(site):
     """One text per claim: the statement is the page's sentence, not repeated beside it in grey."""
     ledger = json.loads((site / "evidence.json").read_text(encoding="utf-8"))

@@ -115,7 +115,7 @@ def statement_html(cid: str, statement: str, sess: session.Session) -> Markup:
 
     waiting = sess.outcome.waiting(cid)
     if waiting is not None:
-        return Markup(render("waiting.html", where=waiting[0], what=_text_html(waiting[1])))
+        return Markup(render("waiting.html", where=waiting[0], what=Markup(_text_html(waiting[1]))))
     parts = []
     for seg in binding.segments(statement):
         if isinstance(seg, str):
@@ -263,18 +263,42 @@ def ledger_fence(source: str, language: str, class_name: str, options: dict, md:
     return rendercache.cached(sess, "ledger", key, lambda: _ledger_html(sess))
 
 
+#: the most observed items a ledger row lists (the claim's own page has them all)
+LEDGER_ITEMS = 8
+
+
+def observed_items(observed: JsonObject | None, limit: int = LEDGER_ITEMS) -> tuple[list[tuple[str, str]], int]:
+    """(key, value as a reader reads it) of a record's observations, and how many more were left out:
+    numbers with their units and digits (:func:`binding.format_value`), a timing as its median and
+    spread, a dict of values as ``key: value`` pairs; never a Python ``repr``."""
+    items = list(states.measured(observed or {}).items())
+
+    def text(value: Any) -> str:
+        if isinstance(value, dict) and "median_s" in value:
+            return fmt_value(value)
+        if isinstance(value, dict):
+            return "；".join(f"{k}: {text(v)}" for k, v in value.items())
+        if isinstance(value, bool):
+            return "是" if value else "否"
+        out = binding.format_value(_rounded(value))
+        return out if len(out) <= 160 else out[:160] + " …"
+
+    return [(k, text(v)) for k, v in items[:limit]], max(0, len(items) - limit)
+
+
 def _ledger_html(sess: session.Session) -> str:
     rows = sess.ledger()
     body = []
     for r in rows:
-        observed = fmt_value(states.measured(r.observed)) if r.observed else (r.message or "")
+        items, more = observed_items(r.observed)
         here = None
         if r.date and r.status != evidence.NEEDS_CUDA:
             here = {"device": r.device or "", "torch": r.torch or "", "date": _short_date(r.date),
                     "origin": _origin_text(r.origin)}
         body.append({
             "status": r.status, "question": r.question, "id": r.id, "hash": r.snippet_hash[:8],
-            "statement": r.statement, "here": here, "observed": observed[:240],
+            "statement": Markup(_text_html(r.statement)), "here": here, "observed": items, "more": more,
+            "message": "" if r.observed else (r.message or ""),
             "link": f"../{r.page[:-3]}/#claim-{r.id}" if r.page else "#",
             "elsewhere": [{"status": e.status, "device": e.device or e.device_key,
                            "torch": e.torch or "?", "date": _short_date(e.date),
