@@ -365,3 +365,17 @@ def test_on_a_phone_the_tabs_stay_on_one_line_and_the_start_button_is_in_view(br
     ARTIFACTS.mkdir(exist_ok=True)
     pg.screenshot(path=str(ARTIFACTS / "quiz-5-phone.png"))
     ctx.close()
+
+
+def test_the_browser_suggests_as_the_terminal_on_the_inversion_set(page):
+    """The same marks from Intl.Segmenter and jieba, on every answer of the inversion set and its controls."""
+    from tests._inversions import INVERSIONS, RIGHT  # noqa: PLC0415
+    from tests._project import REPO_SETTINGS  # noqa: PLC0415
+    from verify.quiz.bank import build_bank  # noqa: PLC0415
+    from verify.quiz.scoring import suggest  # noqa: PLC0415
+
+    bank = build_bank(REPO_SETTINGS.docs_dir, html=False)
+    for qid, _index, answer in INVERSIONS + RIGHT:
+        points = bank.question(qid).key_points
+        js = page.evaluate("([a, kp]) => window.__quiz.suggest(a, kp)", [answer, [p.to_json() for p in points]])
+        assert js == [s.to_dict() for s in suggest(answer, points)], (qid, answer)

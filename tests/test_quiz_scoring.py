@@ -176,3 +176,12 @@ def test_the_rating_follows_from_the_marks(marks, over, grade):
     from verify.quiz.scoring import rating  # noqa: PLC0415
 
     assert rating(marks, over_time=over) == grade
+
+
+@pytest.mark.parametrize("answer, marks", [
+    ("缓存要不要因果掩码？要：因果掩码保证前缀不变，所以能缓存。", ["said", "missed"]),  # A-not-A asks, denies nothing
+    ("因果掩码让 K 变少，所以能缓存", ["missed", "missed"]),  # a comparison the point does not make
+    ("因果掩码那种说法是错的，缓存靠别的", ["missed", "missed"]),  # calling it wrong denies it
+])
+def test_questions_comparisons_and_denials(answer, marks):
+    assert _marks(answer) == marks

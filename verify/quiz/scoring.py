@@ -319,8 +319,16 @@ def score(answer: str, key_points: Sequence[KeyPoint]) -> Score:
 
 #: the marks a candidate gives each key point of a free answer, and their words
 MARKS = {"said": "说到了", "missed": "没说到", "wrong": "说错了"}
-#: words with a negation character that negate nothing (「非常」 is "very")
-NOT_NEGATING = ("非常", "不仅", "无论", "不断")
+#: what denies a clause for a suggestion: the negations, and calling it wrong or false (「是错的」)
+DENIALS = NEGATIONS + "错假"
+#: words with such a character that deny nothing (「非常」 is "very", 「假设」 "suppose")
+NOT_NEGATING = ("非常", "不仅", "无论", "不断", "假设", "假定", "交错", "错位", "报错", "出错", "容错")
+#: a negated word of the point itself is content (「不变」, 「不拷贝」); after these it is only a negation
+GENERIC = "有是用需要会能必"
+#: comparisons: a clause that compares in a direction the point's text does not name (「更少」 where the
+#: point says 「一样多」) may be an inversion the keywords cannot see
+DIRECTIONS = "多少大小高低快慢粗细增减"
+NOT_DIRECTIONS = ("大小", "多少", "多个", "很多", "许多", "大多", "最大值", "最小值")
 
 
 @dataclass(frozen=True)
@@ -328,12 +336,18 @@ class Suggestion:
     """What the matcher pre-selects for one key point: a suggestion the candidate may change.
 
     ``mark`` is ``said`` only where every keyword of the point stands in a sentence (not in a list of
-    terms) whose clause holds no negation anywhere (不 / 没 / 无 / 非 / 未 / 别, so 不是, 不用, 不需要,
-    无关, 并非 too, other than inside a keyword or in a negated word of the point itself, like 「不变」
-    of 「K、V 不变」) and nothing says the point's opposite: a
-    keyword matcher cannot tell a paraphrase from an inversion, so it never suggests more than it
-    can see. ``wrong`` where a ``contradicts`` statement or a paraphrase of it was said; ``said``
-    then holds the words. ``negated``: a clause with every keyword but a negation, quoted for the
+    terms) whose clause neither denies nor compares, and nothing says the point's opposite:
+
+    - denies: a negation anywhere in the clause (不 / 没 / 无 / 非 / 未 / 别, so 不是, 不用, 不需要, 无关,
+      并非 too) or calling it wrong or false (错 / 假), other than inside a keyword, in a negated
+      content word of the point itself (「不变」 of 「K、V 不变」), in an A-not-A question (「有没有」)
+      or in a word that denies nothing (:data:`NOT_NEGATING`);
+    - compares: a direction word (多 / 少 / 大 / 小 / 高 / 低 / 快 / 慢 …) the point's own text does
+      not use (「指数位比 FP16 少」 where the point says 「一样多」).
+
+    A keyword matcher cannot tell a paraphrase from an inversion, so it never suggests more than it
+    can see. ``wrong`` where a ``contradicts`` statement or a paraphrase of it was said; ``said`` then
+    holds the words. ``negated``: a clause with a keyword that denies or compares, quoted for the
     candidate to judge.
     """
 
@@ -349,22 +363,42 @@ class Suggestion:
 
 
 def own_negations(point: str) -> tuple[str, ...]:
-    """The point's own negated words (「不变」 in 「K、V 不变」): the answer may say them too."""
+    """The point's own negated content words (「不变」 in 「K、V 不变」, not 「没有」): the answer may say them too."""
     text = normalize(point)
-    return tuple(sorted({text[i:i + 2] for i, ch in enumerate(text[:-1]) if ch in NEGATIONS and text[i + 1].strip()}))
+    return tuple(sorted({text[i:i + 2] for i, ch in enumerate(text[:-1])
+                         if ch in NEGATIONS and text[i + 1].strip() and text[i + 1] not in GENERIC}))
 
 
-def _negation(text: str, cs: int, ce: int, covered: list[tuple[int, int]], allowed: Sequence[str] = ()) -> bool:
-    """Whether a negation stands anywhere in ``text[cs:ce]`` outside the keyword places ``covered``
-    and the words ``allowed`` (:data:`NOT_NEGATING`, the point's own negated words)."""
-    chars = list(text[cs:ce])
-    for s, e in covered:
-        for i in range(max(s, cs), min(e, ce)):
-            chars[i - cs] = " "
-    clause = "".join(chars)
-    for word in (*NOT_NEGATING, *allowed):
-        clause = clause.replace(word, " " * len(word))
-    return any(ch in NEGATIONS for ch in clause)
+#: a question of the form A-not-A (「有没有」, 「报不报错」) asks; it does not deny
+_A_NOT_A = re.compile(r"(\S)[不没]\1")
+
+
+def _masked(text: str, cs: int, ce: int, covered: list[tuple[int, int]], words: Sequence[str]) -> str:
+    """``text[cs:ce]`` with blanks where a keyword stands (``covered``), where ``words`` stand and
+    where it asks A-not-A, each found in the clause as written."""
+    raw = text[cs:ce]
+    chars = list(raw)
+    spans_ = [m.span() for m in _A_NOT_A.finditer(raw)]
+    for word in words:
+        spans_ += [m.span() for m in re.finditer(re.escape(word), raw)]
+    spans_ += [(max(s, cs) - cs, min(e, ce) - cs) for s, e in covered if s < ce and e > cs]
+    for s, e in spans_:
+        for i in range(s, e):
+            chars[i] = " "
+    return "".join(chars)
+
+
+def _negation(text: str, cs: int, ce: int, covered: list[tuple[int, int]], allowed: Sequence[str] = (),
+              point: str = "") -> bool:
+    """Whether ``text[cs:ce]``, outside the keyword places ``covered``, denies (:data:`DENIALS`, other than
+    :data:`NOT_NEGATING` and the point's own negated words ``allowed``) or compares in a direction
+    the ``point`` does not name (:data:`DIRECTIONS`)."""
+    clause = _masked(text, cs, ce, covered, (*NOT_NEGATING, *allowed))
+    if any(ch in DENIALS for ch in clause):
+        return True
+    named = normalize(point)
+    clause = _masked(text, cs, ce, covered, NOT_DIRECTIONS)
+    return any(ch in DIRECTIONS and ch not in named for ch in clause)
 
 
 def suggest(answer: str, key_points: Sequence[KeyPoint]) -> list[Suggestion]:
@@ -385,7 +419,7 @@ def suggest(answer: str, key_points: Sequence[KeyPoint]) -> list[Suggestion]:
         plain, negated, own = 0, "", own_negations(kp.point)
         for kw in kp.keywords:
             places = [s for v in kp.variants(kw) for s, _ in read.places(kw, v) if not read.in_list(s)]
-            free = [p for p in places if not _negation(read.text, *clause_of(p), covered, own)]
+            free = [p for p in places if not _negation(read.text, *clause_of(p), covered, own, kp.point)]
             if free:
                 plain += 1
             elif places and not negated:

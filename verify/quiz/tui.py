@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 console = Console(highlight=False)
 HINT = ("逐条对照参考答案判断：说到了、没说到，还是说错了。预选只是按关键词给的建议：每个关键词都出现在句子里、"
-        "句中没有否定词、也没说反时才预选「说到了」，说了与考察点相反的话预选「说错了」。机器判断不了自由回答，以你的判断为准。")
+        "句中没有否定、没有题目没说的比较（更多、更少……）、也没说反时才预选「说到了」，说了与考察点相反的话预选「说错了」。机器判断不了自由回答，以你的判断为准。")
 MARK_STYLE = {"said": "green", "missed": "yellow", "wrong": "red"}
 
 
@@ -61,7 +61,7 @@ def assess(suggestions: list[Suggestion], ask: bool = True) -> list[str]:
         if sug.mark == "wrong":
             console.print(Text(f"    你说「{sug.said}」，这与考察点相反（{sug.statement}）。", style="red"))
         elif sug.negated:
-            console.print(Text(f"    这句带否定词，没有预选「说到了」：「{sug.negated}」", style="yellow"))
+            console.print(Text(f"    这句有否定或比较，机器看不出方向，没有预选「说到了」：「{sug.negated}」", style="yellow"))
         default = keys.index(sug.mark) + 1
         choices = " / ".join(f"{i} {MARKS[k]}" for i, k in enumerate(keys, 1))
         while ask:

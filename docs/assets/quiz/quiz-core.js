@@ -200,20 +200,39 @@
 
   // ---- the candidate judges: a suggested mark per key point (verify/quiz/scoring.py: suggest) ------
   var MARKS = { said: "说到了", missed: "没说到", wrong: "说错了" };
-  var NOT_NEGATING = ["非常", "不仅", "无论", "不断"];
+  var DENIALS = NEGATIONS + "错假";
+  var NOT_NEGATING = ["非常", "不仅", "无论", "不断", "假设", "假定", "交错", "错位", "报错", "出错", "容错"];
+  var GENERIC = "有是用需要会能必";
+  var DIRECTIONS = "多少大小高低快慢粗细增减";
+  var NOT_DIRECTIONS = ["大小", "多少", "多个", "很多", "许多", "大多", "最大值", "最小值"];
   function ownNegations(point) {
     var t = normalize(point), out = [];
     for (var i = 0; i < t.length - 1; i++) {
-      if (NEGATIONS.indexOf(t[i]) >= 0 && t[i + 1].trim() && out.indexOf(t.slice(i, i + 2)) < 0) out.push(t.slice(i, i + 2));
+      if (NEGATIONS.indexOf(t[i]) >= 0 && t[i + 1].trim() && GENERIC.indexOf(t[i + 1]) < 0 &&
+          out.indexOf(t.slice(i, i + 2)) < 0) out.push(t.slice(i, i + 2));
     }
     return out.sort();
   }
-  function negationIn(text, cs, ce, covered, allowed) {
-    var chars = text.slice(cs, ce).split("");
-    covered.forEach(function (c) { for (var i = Math.max(c[0], cs); i < Math.min(c[1], ce); i++) chars[i - cs] = " "; });
-    var clause = chars.join("");
-    NOT_NEGATING.concat(allowed).forEach(function (w) { clause = clause.split(w).join(" ".repeat(w.length)); });
-    return Array.from(clause).some(function (ch) { return NEGATIONS.indexOf(ch) >= 0; });
+  /** The clause with blanks where a keyword stands, where ``words`` stand and where it asks A-not-A
+   *  (有没有, 报不报错), each found in the clause as written (scoring.py: _masked). */
+  function masked(text, cs, ce, covered, words) {
+    var raw = text.slice(cs, ce), chars = raw.split(""), spans = [], m;
+    var re = /(\S)[不没]\1/gu;
+    while ((m = re.exec(raw)) !== null) spans.push([m.index, m.index + m[0].length]);
+    words.forEach(function (w) {
+      for (var i = raw.indexOf(w); i >= 0; i = raw.indexOf(w, i + w.length)) spans.push([i, i + w.length]);
+    });
+    covered.forEach(function (c) { if (c[0] < ce && c[1] > cs) spans.push([Math.max(c[0], cs) - cs, Math.min(c[1], ce) - cs]); });
+    spans.forEach(function (sp) { for (var i = sp[0]; i < sp[1]; i++) chars[i] = " "; });
+    return chars.join("");
+  }
+  /** Whether the clause denies, or compares in a direction the point does not name (scoring.py: _negation). */
+  function negationIn(text, cs, ce, covered, allowed, point) {
+    var clause = masked(text, cs, ce, covered, NOT_NEGATING.concat(allowed));
+    if (Array.from(clause).some(function (ch) { return DENIALS.indexOf(ch) >= 0; })) return true;
+    var named = normalize(point);
+    clause = masked(text, cs, ce, covered, NOT_DIRECTIONS);
+    return Array.from(clause).some(function (ch) { return DIRECTIONS.indexOf(ch) >= 0 && named.indexOf(ch) < 0; });
   }
   /** The same suggestions as verify.quiz.scoring.suggest: "said" only where every keyword stands in a
    *  sentence whose clause has no negation and nothing says the opposite. */
@@ -230,7 +249,7 @@
         variantsOf(kp, kw).forEach(function (v) {
           r.places(kw, v).forEach(function (f) { if (!r.inList(f[0])) places.push(f[0]); });
         });
-        var free = places.filter(function (p) { var c = clauseOf(p); return !negationIn(r.text, c[0], c[1], covered, own); });
+        var free = places.filter(function (p) { var c = clauseOf(p); return !negationIn(r.text, c[0], c[1], covered, own, kp.point); });
         if (free.length) plain++;
         else if (places.length && !negated) { var c = clauseOf(places[0]); negated = slice(answer, r.text, c).trim(); }
       });

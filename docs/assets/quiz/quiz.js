@@ -171,7 +171,7 @@
     if (sug.mark === "wrong") {
       li.appendChild(el("span", { cls: "kw mistake", text: "你说「" + sug.said + "」，这与考察点相反（" + sug.statement + "）。" }));
     } else if (sug.negated) {
-      li.appendChild(el("span", { cls: "kw", text: "这句带否定词，没有预选「说到了」：「" + sug.negated + "」" }));
+      li.appendChild(el("span", { cls: "kw", text: "这句有否定或比较，机器看不出方向，没有预选「说到了」：「" + sug.negated + "」" }));
     }
     return li;
   }
