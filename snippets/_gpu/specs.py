@@ -76,6 +76,9 @@ GPUS: dict[str, dict[str, Spec]] = {
         "fp16_dense_flops": _s(312e12, "FLOP/s", _A100_DS),
         "tf32_dense_flops": _s(156e12, "FLOP/s", _A100_DS),
         "fp32_flops": _s(19.5e12, "FLOP/s (CUDA cores)", _A100_DS),
+        "int8_dense_ops": _s(624e12, "OP/s", _A100_DS + "; 1,248 TOPS printed with sparsity"),
+        "nvlink_bytes_per_s": _s(600e9, "bytes/s (all links, both directions)", _A100_DS),
+        "pcie_bytes_per_s": _s(64e9, "bytes/s (PCIe Gen4, both directions)", _A100_DS),
     },
     "H100 SXM": {
         "capability": _s(9.0, "compute capability", _CC),
@@ -88,6 +91,9 @@ GPUS: dict[str, dict[str, Spec]] = {
         "fp8_dense_flops": _s(1979e12, "FLOP/s", _H100_DS + "; 3,958 TFLOPS printed with sparsity"),
         "tf32_dense_flops": _s(494.5e12, "FLOP/s", _H100_DS + "; 989 TFLOPS printed with sparsity"),
         "fp32_flops": _s(67e12, "FLOP/s (CUDA cores)", _H100_DS),
+        "int8_dense_ops": _s(1979e12, "OP/s", _H100_DS + "; 3,958 TOPS printed with sparsity"),
+        "nvlink_bytes_per_s": _s(900e9, "bytes/s (all links, both directions)", _H100_DS),
+        "pcie_bytes_per_s": _s(128e9, "bytes/s (PCIe Gen5, both directions)", _H100_DS),
     },
     "H200 SXM": {
         "capability": _s(9.0, "compute capability", _CC),
@@ -98,7 +104,11 @@ GPUS: dict[str, dict[str, Spec]] = {
         "bf16_dense_flops": _s(989.5e12, "FLOP/s", _H200_DS + "; 1,979 TFLOPS printed with sparsity"),
         "fp16_dense_flops": _s(989.5e12, "FLOP/s", _H200_DS + "; 1,979 TFLOPS printed with sparsity"),
         "fp8_dense_flops": _s(1979e12, "FLOP/s", _H200_DS + "; 3,958 TFLOPS printed with sparsity"),
+        "tf32_dense_flops": _s(494.5e12, "FLOP/s", _H200_DS + "; 989 TFLOPS printed with sparsity"),
         "fp32_flops": _s(67e12, "FLOP/s (CUDA cores)", _H200_DS),
+        "int8_dense_ops": _s(1979e12, "OP/s", _H200_DS + "; 3,958 TOPS printed with sparsity"),
+        "nvlink_bytes_per_s": _s(900e9, "bytes/s (all links, both directions)", _H200_DS),
+        "pcie_bytes_per_s": _s(128e9, "bytes/s (PCIe Gen5, both directions)", _H200_DS),
     },
 }
 
