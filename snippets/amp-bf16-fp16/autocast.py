@@ -60,6 +60,7 @@ def _(ctx):
                      "layer_norm": "float32", "sum": "float32", "exp": "float32", "mse_loss": "float32",
                      "cross_entropy": "float32", "add_fp32": "float32"}})
 def _(ctx):
+    """GPU 上 `torch.autocast("cuda")`（FP16）里 linear、matmul、softmax、layer_norm、sum、exp 等算子的输出 dtype。"""
     return {"d": _dtypes_under_autocast("cuda", torch.float16)}
 
 
@@ -112,7 +113,7 @@ def _(ctx):
 
 @claim("amp.cast-cache", question=Q,
        statement="权重的 BF16 副本在一个 autocast 区域里只转换一次：同一个 `nn.Linear` 在区域内用两次，两次为反向保存的 BF16 "
-                 "权重是同一块内存：{same_inside}；传入 `cache_enabled=False` 后是两块：{same_without_cache}。"
+                 "权重{same_inside:?是同一块内存|是两块内存}；传入 `cache_enabled=False` 后{same_without_cache:?仍是同一块|是两块}。"
                  "缓存在退出最外层 autocast 时清空，下一次前向按更新后的 FP32 权重重新转换。",
        expect={"same_inside": True, "same_without_cache": False})
 def _(ctx):

@@ -21,7 +21,7 @@ def _layout(dtype):
                  "{fp16_man} 位尾数，最大值 {fp16_max:.0f}，最小正规数 {fp16_tiny:.3g}，eps（1 到下一个可表示数的距离）"
                  "{fp16_eps:.3g}；BF16 是 {bf16_exp} 位指数、{bf16_man} 位尾数，最大值 {bf16_max:.3g}，最小正规数 "
                  "{bf16_tiny:.3g}，eps {bf16_eps:.3g}。BF16 的指数位和 FP32（{fp32_exp} 位）一样多，最小正规数与 FP32 "
-                 "相同：{same_tiny_as_fp32}；代价是 eps 比 FP16 大 {eps_ratio:x}。",
+                 "{same_tiny_as_fp32:?相同|不同}；代价是 eps 比 FP16 大 {eps_ratio:x}。",
        expect={"fp16_exp": 5, "fp16_man": 10, "bf16_exp": 8, "bf16_man": 7, "fp32_exp": 8,
                "fp16_max": 65504.0, "fp16_tiny": 2.0 ** -14, "fp16_eps": 2.0 ** -10,
                "bf16_max": (2 - 2.0 ** -7) * 2.0 ** 127, "bf16_tiny": 2.0 ** -126, "bf16_eps": 2.0 ** -7,
@@ -36,8 +36,8 @@ def _(ctx):
 
 
 @claim("amp.bf16-is-fp32-top-half", question=Q,
-       statement="BF16 就是 FP32 的高 16 位：把 {n} 个随机 BF16 数转成 FP32，低 16 位全是 0：{low_half_zero}，"
-                 "高 16 位与 BF16 的位模式逐一相同：{top_half_equal}。FP16 则不是：同样转成 FP32 后，"
+       statement="BF16 就是 FP32 的高 16 位：把 {n} 个随机 BF16 数转成 FP32，低 16 位{low_half_zero:?全是 0|不全是 0}，"
+                 "高 16 位与 BF16 的位模式{top_half_equal:?逐一相同|不全相同}。FP16 则不是：同样转成 FP32 后，"
                  "高 16 位与 FP16 的位模式相同的只占 {fp16_top_equal:pct}，指数要重新对齐。所以 FP32 与 BF16 之间的转换只是"
                  "舍入尾数、补零，指数不用重新对齐。",
        expect={"low_half_zero": True, "top_half_equal": True, "fp16_top_equal": {"<": 0.01}})
@@ -56,7 +56,7 @@ def _(ctx):
 @claim("amp.bf16-top-of-range", question=Q,
        statement="但“转 BF16 不会溢出”只在 FP32 范围的顶端以下成立：BF16 的最大值是 {bf16_max:.5g}，比 FP32 的 {fp32_max:.5g} 小，"
                  "`3.40e38` 转成 BF16 是 {top}，FP32 的最大值转过去也是 {fp32_max_as_bf16}；按就近舍入、平局取偶，从 {halfway:.5g} 起（转成 BF16 是 {at_halfway}）"
-                 "都会变成 inf，比它略小的数舍入到 BF16 的最大值（{just_below_halfway_is_max}）。",
+                 "都会变成 inf，比它略小的数{just_below_halfway_is_max:?舍入到 BF16 的最大值|不会舍入到最大值}。",
        expect={"top": "inf", "fp32_max_as_bf16": "inf", "at_halfway": "inf", "just_below_halfway_is_max": True,
                "bf16_max": {"<": 3.4e38}})
 def _(ctx):

@@ -50,6 +50,7 @@ def eager_layer_norm(x, w, b, eps=1e-5):
     needs=["cuda"],
 )
 def _(ctx):
+    """8192×4096 的 fp32 LayerNorm：逐个张量运算与单个 kernel 的 `F.layer_norm` 的耗时之比和最大差。"""
     g = torch.Generator().manual_seed(0)
     x = torch.randn(ROWS, 4096, generator=g).to(ctx.device)
     w, b = torch.randn(4096, generator=g).to(ctx.device), torch.randn(4096, generator=g).to(ctx.device)

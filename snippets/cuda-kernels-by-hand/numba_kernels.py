@@ -65,7 +65,7 @@ def scan_without_sync(x, out):
 @claim(
     "kernels.transpose-padding",
     question=Q,
-    statement="numba 模拟器里跑 32×32 tile 的 shared memory 转置（{shape}，结果等于 `x.T`：{equal}）：tile 每行 {=32} 个 float 时，"
+    statement="numba 模拟器里跑 32×32 tile 的 shared memory 转置（{shape}，结果{equal:?等于|不等于} `x.T`）：tile 每行 {=32} 个 float 时，"
               "按列读 tile 的每个 warp 请求有 {conflict_32}-way bank conflict；每行补一列成 {=33} 个后是 {conflict_33}（无冲突）。"
               "两种写法读 x、写 out 的每个 warp 请求都是 {sectors} 个 sector（合并访问）。",
     expect={"equal": True, "conflict_32": 32, "conflict_33": 1, "store_conflict_33": 1, "sectors": 4},
@@ -89,9 +89,9 @@ def _(ctx):
 @claim(
     "kernels.block-scan-numba",
     question=Q,
-    statement="Hillis–Steele 块内扫描（{n} 个线程、shared memory 双缓冲、每步后 `syncthreads`）在 numba 模拟器里与 `np.cumsum` "
-              "最大相差 {max_abs_err:.1e}，在 fp32 容差内：{close}，共 {steps} 步；去掉双缓冲和 `syncthreads` 的原地版本这次"
-              "与 `np.cumsum` 相符：{nosync_close}。",
+    statement="Hillis–Steele 块内扫描（{=128} 个线程、shared memory 双缓冲、每步后 `syncthreads`）在 numba 模拟器里与 `np.cumsum` "
+              "最大相差 {max_abs_err:.1e}，{close:?在 fp32 容差内|超出 fp32 容差}，共 {steps} 步；去掉双缓冲和 `syncthreads` 的原地版本这次"
+              "与 `np.cumsum` {nosync_close:?相符|不符，算错了}。",
     expect={"close": True, "steps": 7, "nosync_close": False},
     needs=["numba"],
 )

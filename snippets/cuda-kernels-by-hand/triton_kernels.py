@@ -153,7 +153,7 @@ def flat(prefix: str, values: dict) -> dict:
     "kernels.rowsum-interp",
     question=Q,
     statement="一行一个 program、BLOCK={=1024} 盖住整行的 `row_sum`，在 Triton 解释器里对 {shape} 的 fp32 与 `x.sum(-1)` "
-              "最大相差 {max_abs_err:.1e}，在 fp32 容差内：{close}。",
+              "最大相差 {max_abs_err:.1e}，{close:?在 fp32 容差内|超出 fp32 容差}。",
     expect={"close": True, "max_abs_err": {"<": 1e-4}},
     needs=["triton"],
 )
@@ -211,8 +211,8 @@ def _(ctx):
     "kernels.softmax-interp",
     question=Q,
     statement="融合 softmax（整行在一个 tile）和三遍版（BLOCK={=256}，一行分 {blocks} 块扫三遍）在解释器里对 {shape} 的 fp32 与 `torch.softmax` "
-              "最大相差 {fused_err:.1e} 和 {three_err:.1e}；其中一行的值都在 {big_row_min:.0f} 以上（直接算 `exp` 会溢出成 inf：{naive_overflows}），"
-              "结果仍没有 NaN：{no_nan}。",
+              "最大相差 {fused_err:.1e} 和 {three_err:.1e}；其中一行的值都在 {big_row_min:.0f} 以上（直接算 `exp` {naive_overflows:?会溢出成 inf|不会溢出}），"
+              "结果{no_nan:?仍没有 NaN|出现了 NaN}。",
     expect={"fused_close": True, "three_close": True, "no_nan": True, "naive_overflows": True, "big_row_min": {">": 1000}},
     needs=["triton"],
 )
@@ -350,7 +350,7 @@ def _(ctx):
     "kernels.transpose-interp",
     question=Q,
     statement="32×32 tile 的 `transpose`（load 一块、`tl.trans`、按 y 的行 store）在解释器里对 {shape} 的矩阵（两边都不是 32 的倍数）"
-              "与 `x.T` 逐元素相等：{equal}。",
+              "与 `x.T` {equal:?逐元素相等|不相等}。",
     expect={"equal": True},
     needs=["triton"],
 )
@@ -383,7 +383,7 @@ def _(ctx):
 @claim(
     "kernels.cumsum-interp",
     question=Q,
-    statement="`tl.cumsum` 的 kernel 在解释器里对 {shape} 的 fp32 与 `torch.cumsum` 最大相差 {max_abs_err:.1e}，在 fp32 容差内：{close}。",
+    statement="`tl.cumsum` 的 kernel 在解释器里对 {shape} 的 fp32 与 `torch.cumsum` 最大相差 {max_abs_err:.1e}，{close:?在 fp32 容差内|超出 fp32 容差}。",
     expect={"close": True},
     needs=["triton"],
 )
@@ -402,7 +402,7 @@ def _(ctx):
     question=Q,
     statement="`tl.cumsum` 编译到 sm_90a：warp 内是 `SHFL.UP` 的 Hillis–Steele 扫描，偏移 {w1_offsets}，每组 {w1_steps} 步；"
               "num_warps=1 时 shared memory {w1_shared} 字节、{w1_bar} 个 barrier；num_warps=4 时各 warp 的总和经 shared memory "
-              "传给后面的 warp（{w4_bar} 个 BAR，shared memory 不为 0：{w4_uses_shared}）。",
+              "传给后面的 warp（{w4_bar} 个 BAR，{w4_uses_shared:?用到了|没有用} shared memory）。",
     expect={"w1_offsets": [1, 2, 4, 8, 16], "w1_steps": 5, "w1_shared": 0, "w1_bar": 0, "w4_uses_shared": True,
             "w4_bar": {">=": 1}},
     needs=["triton"],

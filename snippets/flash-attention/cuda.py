@@ -37,10 +37,11 @@ def kernel_of(q, k, v):
 @claim("flash.cuda-kernel", question=Q, needs=["cuda"],
        statement="GPU 上后端的选择取决于 dtype：FP16 的 q、k、v 走融合 kernel {fp16_op}；FlashAttention 的 GPU kernel 只支持 "
                  "FP16 和 BF16，float32 输入改走 {fp32_op}（memory-efficient attention，同样分块、不物化 N×N）。"
-                 "GPU 上 `FlopCounterMode` 能数出 SDPA 的 FLOP：{fp16_flops:,}，等于 `4·B·H·N²·D`。",
+                 "GPU 上 `FlopCounterMode` 能数出 SDPA 的 FLOP（N={=1024}、{=16} 个头）：{fp16_flops:,}，等于 `4·B·H·N²·D`。",
        expect={"fp16_op": {"in": FUSED}, "fp32_op": "aten::_scaled_dot_product_efficient_attention",
                "fp16_flops": 4 * B * H * 1024 * 1024 * D})
 def _(ctx):
+    """N=1024、16 个头时 FP16 与 float32 输入各走哪个 SDPA kernel，以及 FlopCounterMode 数出的 FP16 SDPA 的 FLOP。"""
     q16 = qkv(torch.float16, n=1024)
     q32 = qkv(torch.float32, n=1024)
     with FlopCounterMode(display=False) as counter:
@@ -50,11 +51,12 @@ def _(ctx):
 
 
 @claim("flash.cuda-speed-memory", question=Q, needs=["cuda"], kind="perf",
-       statement="在 GPU 上（FP16，N={n}、{heads} 个头），一份 N×N 分数矩阵有 {scores_bytes:bytes}：手写 attention 的显存峰值"
+       statement="在 GPU 上（FP16，N={=4096}、{=16} 个头），一份 N×N 分数矩阵有 {scores_bytes:bytes}：手写 attention 的显存峰值"
                  "增加 {peak.naive:bytes}，SDPA 只增加 {peak.sdpa:bytes}；时间上手写版 {timings.naive}，SDPA {timings.sdpa}，"
                  "快 {speedup:x}。",
        expect={"speedup": {">": 1.5}, "naive_at_least_scores": True, "sdpa_below_quarter_scores": True})
 def _(ctx):
+    """FP16、N=4096、16 个头时手写 attention 与 SDPA 的显存峰值增量和耗时。"""
     q, k, v = qkv(torch.float16)
     scores_bytes = B * H * N * N * 2
     peak = {}

@@ -55,8 +55,8 @@ def _(ctx):
 
 @claim("flash.flop-counter-cpu", question=Q,
        statement="在 CPU 上用 `FlopCounterMode` 数 SDPA 会得到 {sdpa_cpu_flops}：CPU 的融合算子 "
-                 "`_scaled_dot_product_flash_attention_for_cpu` 不在它的公式表里（{cpu_op_registered}），"
-                 "GPU 上的 `_scaled_dot_product_flash_attention` 在（{cuda_op_registered}）；退回 math 实现时又能数出 "
+                 "`_scaled_dot_product_flash_attention_for_cpu` {cpu_op_registered:?在|不在}它的公式表里，"
+                 "GPU 上的 `_scaled_dot_product_flash_attention` {cuda_op_registered:?在|不在}；退回 math 实现时又能数出 "
                  "{sdpa_math_flops:,}，因为那是普通的矩阵乘。",
        expect={"sdpa_cpu_flops": 0, "cpu_op_registered": False, "cuda_op_registered": True,
                "sdpa_math_flops": 4 * B * H * N * N * D})

@@ -139,9 +139,9 @@ def _(ctx):
 @claim("flash.exact", question=Q,
        statement="FlashAttention 是精确算法，不是近似：以 float64 的手写 attention 为准，float32 的 SDPA 最大误差 "
                  "{err_sdpa:.1e}，float32 的手写 attention 是 {err_naive:.1e}，同一个量级；真正的近似方法差得远，"
-                 "每个查询只保留分数最高的 {topk} 个 key（稀疏注意力的做法），误差是 {err_topk:.2f}，是 SDPA 的 "
-                 "{topk_over_sdpa:x}。但“精确”不等于逐位相同：SDPA 和手写版的求和顺序不同，结果并不 "
-                 "`torch.equal`（{bitwise_equal}），最多差 {sdpa_vs_naive:.1e}。",
+                 "每个查询只保留分数最高的 {=64} 个 key（N={=512} 的八分之一，稀疏注意力的做法），误差是 {err_topk:.2f}，是 SDPA 的 "
+                 "{topk_over_sdpa:x}。但“精确”不等于逐位相同：SDPA 和手写版的求和顺序不同，两者"
+                 "{bitwise_equal:?逐位相同|并不逐位相同}（`torch.equal`），最多差 {sdpa_vs_naive:.1e}。",
        expect={"err_sdpa": {"<": 1e-5}, "err_naive": {"<": 1e-5}, "err_topk": {">": 0.01},
                "topk_over_sdpa": {">": 1000}, "bitwise_equal": False})
 def _(ctx):
@@ -179,10 +179,10 @@ def _(ctx):
 
 
 @claim("flash.tiled-by-hand", question=Q,
-       statement="算法本身十几行就能写出来：Q 按 {br} 行一块、K/V 按 {bc} 行一块，每个 Q 块维护 `m`、`l` 和未归一化的"
+       statement="算法本身十几行就能写出来：Q 按 {=64} 行一块、K/V 按 {=64} 行一块，每个 Q 块维护 `m`、`l` 和未归一化的"
                  "输出累加器，每来一个 K/V 块，就把旧的 `l` 和累加器都乘上 `exp(m_old - m_new)` 再加上新块的贡献，最后除以 `l`。"
                  "这样写出的结果与 SDPA 最多差 {vs_sdpa:.1e}，`m + log(l)` 与 SDPA 的 `logsumexp` 最多差 {lse_diff:.1e}；"
-                 "N={n} 时它运行中的内存峰值是 {peak.tiled:bytes}，手写的整块 attention 是 {peak.naive:bytes}"
+                 "N={=1024} 时它运行中的内存峰值是 {peak.tiled:bytes}，手写的整块 attention 是 {peak.naive:bytes}"
                  "（一份 N×N 分数矩阵就有 {scores_bytes:bytes}）。",
        expect={"vs_sdpa": {"<": 1e-5}, "lse_diff": {"<": 1e-4}, "tiled_below_one_score_matrix": True,
                "naive_at_least_two_score_matrices": True})

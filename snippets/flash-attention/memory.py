@@ -40,11 +40,11 @@ def saved_for_backward(fn, n):
 
 @claim("flash.saved-bytes", question=Q,
        statement="省显存的大头在反向：用 `saved_tensors_hooks` 统计 autograd 为反向保存的张量（按存储去重），"
-                 "N 从 {n_small} 翻倍到 {n_mid} 再到 {n_large}（{heads} 个头、head_dim {d}），手写 attention 保存 "
+                 "N 从 {=512} 翻倍到 {=1024} 再到 {=2048}（{=4} 个头、head_dim {=64}），手写 attention 保存 "
                  "{saved.naive.n512:bytes}、{saved.naive.n1024:bytes}、{saved.naive.n2048:bytes}，其中 N×N 的 softmax 结果"
                  "占大头，最后一次翻倍涨到 {growth_naive:x}（平方增长，O(N²)）；CPU 上的 SDPA 只保存 q、k、v、输出和每行一个数的 "
-                 "`logsumexp`（{sdpa_shapes_n512}），{saved.sdpa.n512:bytes}、{saved.sdpa.n1024:bytes}、"
-                 "{saved.sdpa.n2048:bytes}，每次翻倍正好涨到 {growth_sdpa:x}（O(N)）；N={n_large} 时两者差 {ratio_at_largest:x}。",
+                 "`logsumexp`（N={=512} 时形状依次是 {sdpa_shapes_n512}），{saved.sdpa.n512:bytes}、{saved.sdpa.n1024:bytes}、"
+                 "{saved.sdpa.n2048:bytes}，每次翻倍正好涨到 {growth_sdpa:x}（O(N)）；N={=2048} 时两者差 {ratio_at_largest:x}。",
        expect={"naive_matches_formula": True, "sdpa_matches_formula": True, "growth_sdpa": 2.0, "growth_naive": {">": 3.5},
                "sdpa_shapes_n512": [[B, H, 512, D], [B, H, 512, D], [B, H, 512, D], [B, H, 512], [B, H, 512, D]]})
 def _(ctx):
@@ -70,10 +70,10 @@ def _(ctx):
 
 
 @claim("flash.cpu-workspace", question=Q,
-       statement="前向也一样：SDPA 在 CPU 上除了输出和 `logsumexp`，只分配一块工作区，N 取 {n_small}、{n_mid}、{n_large} "
-                 "时都是 {workspace.n1024:bytes}，与 N 无关（{workspace_constant}）。它等于本机 {threads} 个线程 × "
-                 "每线程一块缓冲区：一个 {q_split} 行 × {kv_split} 列的分数块、{q_split} 行的 `m` 和 `l`、"
-                 "{q_split} 行 × {d} 列的输出累加器（{matches_formula}）。这块分数块就是 CPU 上的“SRAM”：它放在每个核的缓存里，"
+       statement="前向也一样：SDPA 在 CPU 上除了输出和 `logsumexp`，只分配一块工作区，N 取 {=1024}、{=2048}、{=4096} "
+                 "时都是 {workspace.n1024:bytes}，{workspace_constant:?与 N 无关|随 N 变化}。它等于本机 {threads} 个线程 × "
+                 "每线程一块缓冲区：一个 {=256} 行 × {=512} 列的分数块、{=256} 行的 `m` 和 `l`、"
+                 "{=256} 行 × {=64} 列的输出累加器（{matches_formula:?逐字节相符|与这个算式不符}）。这块分数块就是 CPU 上的“SRAM”：它放在每个核的缓存里，"
                  "完整的 N×N 矩阵从不出现。",
        expect={"workspace_constant": True, "matches_formula": True})
 def _(ctx):

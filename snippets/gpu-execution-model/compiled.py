@@ -27,10 +27,10 @@ def _control(k):
 @claim(
     "exec.branch-sass-long",
     question=Q,
-    statement="每条路径 {=16} 条 FMA 时，nvcc 把 `threadIdx.x % 2` 和 `(threadIdx.x / 32) % 2` 两种分支编译成同一种结构："
+    statement="每条路径 {=16} 条 FMA 时，nvcc 为 sm_90a 编译 `threadIdx.x % 2` 和 `(threadIdx.x / 32) % 2` 两种分支：分化的那个是 "
               "{divergent.bssy} 个 BSSY / {divergent.bsync} 个 BSYNC 围出汇合点、{divergent.cond_bra} 条带谓词的 BRA 跳到 else，"
               "共 {divergent.ffma} 条 FFMA（两条路径各一份）；warp 一致的那个也是 {uniform.bssy} / {uniform.bsync} / "
-              "{uniform.cond_bra}、{uniform.ffma} 条：结构相同：{same}。",
+              "{uniform.cond_bra}、{uniform.ffma} 条，两者的结构{same:?完全相同|不同}。",
     expect={"divergent": {"bssy": 1, "bsync": 1, "cond_bra": 1, "pred_ffma": 0, "ffma": 32},
             "uniform": {"bssy": 1, "bsync": 1, "cond_bra": 1, "pred_ffma": 0, "ffma": 32}, "same": True},
     needs=["nvcc"],
@@ -129,7 +129,7 @@ def _(ctx):
     "exec.launch-bounds-granularity",
     question=Q,
     statement="同一个 kernel 依次要求每 SM 至少 {=3、5、6} 个 {=256} 线程的 block：每 SM {regs_per_sm} 个寄存器平分下来每线程能用 "
-              "{caps}，ptxas 实际给的是 {registers}——都是 {per_thread} 的倍数（{multiple}）：寄存器按 warp 以 "
+              "{caps}，ptxas 实际给的是 {registers}——{multiple:?都是|并不都是} {per_thread} 的倍数：寄存器按 warp 以 "
               "{unit} 个为单位分配，摊到每个线程就是这个步长。",
     expect={"caps": [85, 51, 42], "registers": [80, 48, 40], "multiple": True, "unit": 256, "per_thread": 8},
     needs=["nvcc"],

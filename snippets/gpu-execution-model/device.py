@@ -37,11 +37,12 @@ def _product(name):
     statement="在 {device}（对应规格表的 {gpu}）上，`torch.cuda.get_device_properties(0)` 报告 SM {props.multi_processor_count} 个、"
               "每 SM 寄存器 {props.regs_per_multiprocessor} 个、线程上限 {props.max_threads_per_multi_processor}、shared memory "
               "{props.shared_memory_per_multiprocessor:bytes}、L2 {props.L2_cache_size:bytes}、warp 大小 {props.warp_size}，"
-              "与规格表逐项相同：{all_match}。",
+              "与规格表{all_match:?逐项相同|有不一致的项}。",
     expect={"all_match": True, "gpu": {"in": ["A100 SXM 80GB", "H100 SXM", "H200 SXM"]}},
     needs=["cuda"],
 )
 def _(ctx):
+    """torch 从运行时读出的 SM 数、每 SM 寄存器数与线程上限、shared memory、L2 和 warp 大小，与规格表逐项对照。"""
     p = torch.cuda.get_device_properties(0)
     gpu = _product(p.name)
     props, table, match = {}, {}, {}

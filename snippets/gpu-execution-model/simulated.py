@@ -24,9 +24,9 @@ def where_am_i(out, warp_size):
     "exec.linear-id-and-warp",
     question=Q,
     statement="numba 的模拟器在 {=blockDim=(8,4,2)} 的 block 里给 {threads} 个线程编号：{matches} 个线程的线性编号等于 "
-              "`x + y*Dx + z*Dx*Dy`、lane 号等于线性编号除以 warp 大小（{warp_size}）的余数（全部一致：{all_match}）；"
+              "`x + y*Dx + z*Dx*Dy`、lane 号等于线性编号除以 warp 大小（{warp_size}）的余数（{all_match:?全部一致|有不一致的线程}）；"
               "它们分成 {warps} 个 warp，warp 0 的 {warp0_threads} 个线程全是 z={warp0_z}，warp 1 全是 z={warp1_z}"
-              "（每个 warp 只含一个 z 平面：{one_plane}）。",
+              "（{one_plane:?每个 warp 只含一个 z 平面|有 warp 跨了两个 z 平面}）。",
     expect={"threads": 64, "matches": 64, "all_match": True, "warp_size": 32, "warps": 2, "warp0_z": 0, "warp1_z": 1,
             "warp0_threads": 32, "one_plane": True},
     needs=["numba"],
@@ -59,10 +59,10 @@ def tile_copy(a, out):
     "exec.warp-spans-two-rows",
     question=Q,
     statement="{=blockDim=(16,16)}、{=grid=(2,2)} 的 block 按 `row = blockIdx.y*blockDim.y + threadIdx.y`、"
-              "`col = blockIdx.x*blockDim.x + threadIdx.x` 读一个 {=64} 列的 fp32 矩阵：模拟器记下的每个地址都等于 "
-              "`(row*64 + col)*4`（{address_ok}）；{requests} 次 warp 请求里，每次的 32 个线程都落在 {rows_per_warp} 行上"
-              "（每次相同：{uniform}），碰到 {lines_per_request} 条 {=128 字节} 的 cache line、{sectors_per_request} 个 "
-              "{=32 字节} sector；拷贝结果正确：{copy_ok}。",
+              "`col = blockIdx.x*blockDim.x + threadIdx.x` 读一个 {=64} 列的 fp32 矩阵：模拟器记下的地址{address_ok:?每个都|并不都}等于 "
+              "`(row*64 + col)*4`；{requests} 次 warp 请求里，每次的 32 个线程落在 {rows_per_warp} 行上，"
+              "碰到 {lines_per_request} 条 {=128 字节} 的 cache line、{sectors_per_request} 个 {=32 字节} sector"
+              "（{uniform:?每次请求都一样|各次请求不全相同}）；拷贝结果{copy_ok:?正确|有错}。",
     expect={"address_ok": True, "rows_per_warp": 2, "lines_per_request": 2, "sectors_per_request": 4, "uniform": True,
             "requests": 32, "copy_ok": True},
     needs=["numba"],
@@ -107,7 +107,7 @@ def branchy(x, odd_out, even_out, uniform):
     question=Q,
     statement="同一个 {=128} 线程的 block（{warps} 个 warp），按 `threadIdx.x % 2` 分支时各 warp 的线程分别走 "
               "{divergent_paths} 条路径，每条路径上只有 {divergent_active} 个 lane；按 `(threadIdx.x / 32) % 2` 分支时各 warp 走 "
-              "{uniform_paths} 条，路径上 {uniform_active} 个 lane 都在；两种写法结果都正确：{results_ok}。",
+              "{uniform_paths} 条，路径上 {uniform_active} 个 lane 都在；两种写法的结果{results_ok:?都正确|有错}。",
     expect={"warps": 4, "divergent_paths": [2, 2, 2, 2], "divergent_active": 16, "uniform_paths": [1, 1, 1, 1],
             "uniform_active": 32, "results_ok": True},
     needs=["numba"],

@@ -26,6 +26,7 @@ SECTOR = 32
     expect={"ratio": {">": 2.0}, "sector_ratio": 8, "correct": True},
 )
 def _(ctx):
+    """`torch.neg` 读写 2^25 个 fp32：源为连续数组与源为每行 8 个 float 的张量的一列（每个 32 字节 sector 只用一个 float）时的耗时之比。"""
     x = torch.randn(ROWS, WIDTH, device="cuda")
     flat = torch.randn(ROWS, device="cuda")
     out = torch.empty(ROWS, device="cuda")

@@ -80,7 +80,7 @@ def _shared(trace, write):
     statement="64×64 的 fp32 转置（32×32 的块、每块 32×8 个线程）：直接在 global memory 里转置，读的一侧每个 request "
               "要 {naive.read} 个 sector、写的一侧 {naive.write} 个；经 shared memory 中转后读的一侧 "
               "{tiled.read} 个、写的一侧 {tiled.write} 个；global request 总数不变（各 {naive.requests} 个），"
-              "sector 总数从 {naive.total} 降到 {tiled.total}。两种写法的结果都等于 `a.T`（{correct}）。",
+              "sector 总数从 {naive.total} 降到 {tiled.total}。两种写法的结果{correct:?都等于|并不都等于} `a.T`。",
     expect={"naive": {"read": 32, "write": 4, "requests": 256, "total": 4608},
             "tiled": {"read": 4, "write": 4, "requests": 256, "total": 1024}, "correct": True},
     needs=["numba"],
@@ -101,7 +101,7 @@ def _(ctx):
     question=Q,
     statement="`tile[32][32]` 按行写入的冲突度是 {tile32.write}（无冲突），按列读出时每个 request 是 {tile32.read} 路冲突："
               "一列的 32 个 float 相隔 {=128 字节}，全落在同一个 bank；补一列成 `tile[32][33]` 后，一行跨 33 个 word，"
-              "一列的 32 个 float 错开到 32 个不同的 bank，按行写入 {tile33.write} 路、按列读出 {tile33.read} 路。两种 tile 转置的结果都等于 `a.T`（{correct}）。",
+              "一列的 32 个 float 错开到 32 个不同的 bank，按行写入 {tile33.write} 路、按列读出 {tile33.read} 路。两种 tile 转置的结果{correct:?都等于|并不都等于} `a.T`。",
     expect={"tile32": {"write": 1, "read": 32}, "tile33": {"write": 1, "read": 1}, "correct": True},
     needs=["numba"],
 )
@@ -120,7 +120,7 @@ def _(ctx):
     statement="bank conflict 的度数是同一个 bank 里被访问的不同 word 数，不是访问这个 bank 的线程数：32 个线程读同一个 word "
               "是广播，{same_word} 路；每两个线程读同一个 word（16 个不同 word、连续）也是 {pairs} 路；"
               "16 个线程读 word 0、另 16 个读 word 32（同一个 bank 的两个 word）是 {two_words} 路；word 步长为 2 时 {stride2} 路，"
-              "步长为 32 时 {stride32} 路。读出的值都正确（{correct}）。",
+              "步长为 32 时 {stride32} 路。读出的值{correct:?都正确|有错}。",
     expect={"same_word": 1, "pairs": 1, "two_words": 2, "stride2": 2, "stride32": 32, "correct": True},
     needs=["numba"],
 )

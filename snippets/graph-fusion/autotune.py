@@ -73,7 +73,7 @@ def _compile(fn, args, patch: dict) -> dict:
 @claim(
     "gemm.cpp-template",
     question="graph-fusion",
-    statement="CPU 上也能把 epilogue 融进 GEMM，但要满足 CPP 模板的条件。打开 max-autotune、候选后端设为 `CPP,ATEN` 时：权重是普通输入的 `relu(x @ w + b)` 只有库的 GEMM 作候选（{plain_candidates_shown}），候选里有没有 CPP 模板：{plain_has_cpp_template}，因为 CPP 模板要求权重在编译时是常量；`torch._inductor.config.freezing` 把 `nn.Linear` 的权重冻结成常量后，候选变成 {frozen_candidates_shown}，这台机器上测得更快、被选中的是 {frozen_winner}。只留 `CPP` 后端时，整个函数只剩 {cpp_kernels} 个 kernel {cpp_kernel_shown}：模板里的 `kernel_micro_gemm` 每算完一块输出，就在这块上加 bias、做 relu（`clamp_min`），生成代码里不再有任何库调用；结果与 eager 一致：{cpp_matches_eager}。",
+    statement="CPU 上也能把 epilogue 融进 GEMM，但要满足 CPP 模板的条件。打开 max-autotune、候选后端设为 `CPP,ATEN` 时：权重是普通输入的 `relu(x @ w + b)` 只有库的 GEMM 作候选（{plain_candidates_shown}），候选里{plain_has_cpp_template:?有|没有} CPP 模板，因为 CPP 模板要求权重在编译时是常量；`torch._inductor.config.freezing` 把 `nn.Linear` 的权重冻结成常量后，候选变成 {frozen_candidates_shown}，这台机器上测得更快、被选中的是 {frozen_winner}。只留 `CPP` 后端时，整个函数只剩 {cpp_kernels} 个 kernel {cpp_kernel_shown}：模板里的 `kernel_micro_gemm` 每算完一块输出，就在这块上加 bias、做 relu（`clamp_min`），生成代码里不再有任何库调用；结果与 eager {cpp_matches_eager:?一致|不一致}。",
     # The winner among the frozen candidates is whichever benchmarked faster here: bound, not checked.
     expect={"plain_has_cpp_template": False, "plain_candidates_are_library": True,
             "frozen_has_cpp_template": True, "frozen_has_library_gemm": True,

@@ -46,6 +46,7 @@ def _gpu_kernels(fn) -> list[str]:
     needs=["cuda"],
 )
 def _(ctx):
+    """CUDA 上 4096×4096 的 bias + ReLU + dropout：eager 与编译后各发几个 kernel（profiler 计数），其中几个是 Triton 融合 kernel。"""
     x, b = torch.randn(4096, 4096, device="cuda"), torch.randn(4096, device="cuda")
     fn, codes = compiled(bias_relu_dropout, x, b)
     fn(x, b)
@@ -90,6 +91,7 @@ def _softmax_rows(x: torch.Tensor) -> torch.Tensor:
     needs=["cuda"],
 )
 def _(ctx):
+    """CUDA 上 2²⁴ 个元素的逐元素融合 kernel 与 256×16384 的行 softmax kernel：每线程寄存器数 n_regs 与溢出数 n_spills。"""
     x = torch.randn(1 << 24, device="cuda")
     rows = torch.randn(256, 16384, device="cuda")
     before = set(_triton_stats())
@@ -117,12 +119,13 @@ def _(ctx):
 @claim(
     "gpu-fusion.bandwidth",
     question="graph-fusion",
-    statement="GPU 上也一样：64M 元素、写进预分配输出时，融合 kernel 的有效带宽是 {GBps_fused} GB/s，是同样大小纯拷贝（{GBps_copy} GB/s）的 {fused_fraction_of_copy:pct}，比三步 eager 快 {speedup:x}。",
+    statement="GPU 上实测（{=1 << 26} 个 fp32 元素、写进预分配输出）：融合 kernel 的有效带宽是 {GBps_fused} GB/s，是同样大小纯拷贝（{GBps_copy} GB/s）的 {fused_fraction_of_copy:pct}，比三步 eager 快 {speedup:x}。",
     kind="perf",
     expect={"fused_fraction_of_copy": {">=": 0.7}, "speedup": {">=": 2.0}},
     needs=["cuda"],
 )
 def _(ctx):
+    """CUDA 上 2²⁶ 个 fp32 元素、输出预分配：三步链的融合 kernel、三步 eager 与纯拷贝的耗时和有效带宽。"""
     n = 1 << 26
     x, tmp, out, out2, dst = (torch.randn(n, device="cuda") for _ in range(5))
     fused, _ = compiled(cheap_chain_into, x, out2)
@@ -151,6 +154,7 @@ def _(ctx):
     needs=["cuda"],
 )
 def _(ctx):
+    """CUDA 上 fp16、N=8192、16 个头、head dim 64：手写 attention 与 SDPA 的峰值显存。"""
     q, k, v = (torch.randn(1, 16, 8192, 64, device="cuda", dtype=torch.float16) for _ in range(3))
 
     def peak(fn) -> int:
@@ -187,6 +191,7 @@ def _gemm_for_template(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> tor
     timeout=400,
 )
 def _(ctx):
+    """CUDA 上 1024×1024 的 fp16 relu(x @ w + b)，max-autotune 只用 Triton 模板：生成几个 kernel、还有没有库 GEMM 调用。"""
     x, w = (torch.randn(1024, 1024, device="cuda", dtype=torch.float16) for _ in range(2))
     b = torch.randn(1024, device="cuda", dtype=torch.float16)
     # Fuse without first benchmarking whether fusing pays: this claim is about what can fuse.
@@ -215,11 +220,12 @@ def _softmax_512(x: torch.Tensor) -> torch.Tensor:
 @claim(
     "gpu-fusion.split-reduction",
     question="graph-fusion",
-    statement="GPU 上归约有两种形状。把 16M 个元素整个求和只有一个输出，交给一个线程块就只能用上一个 SM：Inductor 拆成 {sum_kernels} 个 kernel {sum_kernel_names}，第一个把各段的部分和写进一个中间缓冲区，第二个再把部分和加起来（split reduction）；每行 {row_len} 个元素的 softmax 一行装得进一个线程块，生成的是持久化归约（persistent reduction）：一行读进来一次，最大值、求和、归一化都在寄存器里完成，{softmax_kernels} 个 kernel。",
+    statement="GPU 上归约有两种形状。把 16M 个元素整个求和只有一个输出，交给一个线程块就只能用上一个 SM：Inductor 拆成 {sum_kernels} 个 kernel {sum_kernel_names}，第一个把各段的部分和写进一个中间缓冲区，第二个再把部分和加起来（split reduction）；每行 {=512} 个元素的 softmax 一行装得进一个线程块，生成的是持久化归约（persistent reduction）：一行读进来一次，最大值、求和、归一化都在寄存器里完成，{softmax_kernels} 个 kernel。",
     expect={"sum_kernels": 2, "sum_has_partials_buffer": True, "softmax_kernels": 1, "softmax_persistent": True},
     needs=["cuda"],
 )
 def _(ctx):
+    """CUDA 上 2²⁴ 个元素的整体求和与 4096×512 的逐行 softmax：各生成几个 Triton kernel，是 split reduction 还是 persistent reduction。"""
     x = torch.randn(1 << 24, device="cuda")
     rows = torch.randn(4096, 512, device="cuda")
     _, sum_codes = compiled(_sum_all, x)
@@ -246,11 +252,12 @@ def _foreach_add(xs, ys):
 @claim(
     "gpu-fusion.foreach",
     question="graph-fusion",
-    statement="GPU 上横向融合最常见的是 foreach：编译后的 `torch._foreach_add` 把 {tensors} 个大小不同的张量放进 {compiled_kernels} 个 Triton kernel {compiled_kernel_names}，一次 launch 处理整组张量；eager 的 `_foreach_add` 在 CUDA 上也是按组发 kernel（multi-tensor apply），发了 {eager_kernels} 个。",
+    statement="GPU 上横向融合最常见的是 foreach：编译后的 `torch._foreach_add` 把 {=4} 个大小不同的张量放进 {compiled_kernels} 个 Triton kernel {compiled_kernel_names}，一次 launch 处理整组张量；eager 的 `_foreach_add` 在 CUDA 上也是按组发 kernel（multi-tensor apply），发了 {eager_kernels} 个。",
     expect={"tensors": 4, "compiled_kernels": 1, "matches_eager": True},
     needs=["cuda"],
 )
 def _(ctx):
+    """CUDA 上 4 个大小不同的张量做 torch._foreach_add：编译后几个 Triton kernel，eager 发几个 kernel。"""
     xs = [torch.randn(1000 * (i + 1), device="cuda") for i in range(4)]
     ys = [torch.randn(1000 * (i + 1), device="cuda") for i in range(4)]
     fn, codes = compiled(_foreach_add, xs, ys)

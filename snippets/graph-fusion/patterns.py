@@ -98,7 +98,7 @@ def _transposed_add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 @claim(
     "fusion.layout",
     question="graph-fusion",
-    statement="布局不一致本身并不挡住 Inductor 融合：`x.t() + y` 编译后仍是 {kernels} 个 kernel、{buffers} 个输出缓冲区，转置读在 kernel 内部用小块转置（`transpose_mxn`）完成，不先物化一份连续的 `x.t()`；代价是多了分块转置的指令，访存也不再完全连续。",
+    statement="读一个转置的输入不需要先物化它：`x.t() + y` 编译后仍是 {kernels} 个 kernel、{buffers} 个输出缓冲区，转置读在 kernel 内部用小块转置（`transpose_mxn`）完成，不先物化一份连续的 `x.t()`；代价是多了分块转置的指令，访存也不再完全连续。",
     expect={"kernels": 1, "buffers": 1, "tiled_transpose": True, "matches_eager": True},
 )
 def _(ctx):

@@ -183,7 +183,7 @@ def _(ctx):
 @claim(
     "gain.size-sweep",
     question="graph-fusion",
-    statement="同一条三步链（普通调用、输出新分配）：16K 元素时编译版反而更慢，一次调用 {us_16K.compiled:.1f} µs，eager 的三次小算子调用加起来只要 {us_16K.eager:.1f} µs，编译版的速度只有 eager 的 {speedup_16K:x}；1M 和 16M 元素时编译版更快，分别快 {speedup_1M:x}和 {speedup_16M:x}。",
+    statement="同一条三步链（单线程、交错计时、普通调用、输出新分配）：{=16K} 元素时编译版反而更慢，速度只有 eager 的 {speedup_16K:x}；{=1M} 和 {=16M} 元素时编译版更快，分别快 {speedup_1M:x}和 {speedup_16M:x}。",
     kind="perf",
     # 1M: fresh 4 MiB outputs page-fault or not depending on the allocator's state, so the gain there lies
     # anywhere between the preallocated gain and the fault-count ratio: only "faster" holds everywhere.

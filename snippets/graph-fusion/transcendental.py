@@ -95,7 +95,7 @@ def _max_ulp(y: torch.Tensor, ref: torch.Tensor) -> float:
 @claim(
     "transcendental.implementations",
     question="graph-fusion",
-    statement="原因先在实现上。编译后的循环对每个向量依次调用 `Vectorized<float>` 的 {code_calls_shown}，ATen 头文件把它们实现成 Sleef 的 {sleef.sin}、{sleef.exp}、{sleef.tanh}；eager 的这三个算子走 `at::vml`，在带 MKL 的构建里调用 MKL 的 VML（高精度模式 `VML_HA`）：三个函数的 eager 输出与直接调用 `vmsSin`、`vmsExp`、`vmsTanh` 的结果逐位相同：{eager_equals_mkl_all}；与编译版逐位相同的一个也没有。精度也不一样：sin 的最大误差 eager 是 {max_ulp.eager.sin} ulp，编译版是 {max_ulp.compiled.sin} ulp，名字里的 `u35` 就是 3.5 ulp 的误差上限。",
+    statement="原因先在实现上。编译后的循环对每个向量依次调用 `Vectorized<float>` 的 {code_calls_shown}，ATen 头文件把它们实现成 Sleef 的 {sleef.sin}、{sleef.exp}、{sleef.tanh}；eager 的这三个算子走 `at::vml`，在带 MKL 的构建里调用 MKL 的 VML（高精度模式 `VML_HA`）：三个函数的 eager 输出与直接调用 `vmsSin`、`vmsExp`、`vmsTanh` 的结果{eager_equals_mkl_all:?逐位相同|并不逐位相同}；与编译版逐位相同的一个也没有。精度也不一样：sin 的最大误差 eager 是 {max_ulp.eager.sin} ulp，编译版是 {max_ulp.compiled.sin} ulp，名字里的 `u35` 就是 3.5 ulp 的误差上限。",
     expect={"code_calls": ["sin", "exp", "tanh"], "uses_sleef": True, "mkl_vml_found": True,
             "eager_equals_mkl": {"sin": True, "exp": True, "tanh": True},
             "eager_equals_compiled": {"sin": False, "exp": False, "tanh": False},

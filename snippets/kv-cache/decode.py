@@ -159,7 +159,7 @@ def generate_recompute(model, prompt, n):
 
 @claim("kvcache.matches-recompute", question=Q,
        statement="在一个 {layers} 层、{heads} 个头的小解码器上，先把 {prompt_len} 个 token 的提示词 prefill 进缓存、"
-                 "再逐个解码 {n_new} 个 token，生成的 token 与每一步都把整段序列重算一遍完全相同（{tokens_equal}），"
+                 "再逐个解码 {n_new} 个 token，生成的 token 与每一步都把整段序列重算一遍{tokens_equal:?完全相同|不同}，"
                  "两边每步 logits 的最大差是 {max_logit_diff:.1e}：缓存只省计算，不改结果，差别只来自浮点累加顺序。",
        expect={"tokens_equal": True, "max_logit_diff": {"<": 1e-4}, "layers": 2, "heads": 4})
 def _(ctx):
@@ -236,7 +236,7 @@ def _(ctx):
 
 @claim("kvcache.is-causal-trap", question=Q,
        statement="解码一步时不能照搬 prefill 的 `is_causal=True`：SDPA 对非方阵按左上角对齐因果掩码，长度 1 的查询"
-                 "面对 {cache_len} 个缓存的 key 时只看得见第 0 个，输出恰好等于 `v[..., 0, :]`（{equals_v0}），与正确"
+                 "面对 {cache_len} 个缓存的 key 时只看得见第 0 个，输出{equals_v0:?恰好等于|不等于} `v[..., 0, :]`，与正确"
                  "结果的最大差是 {max_diff:.2f}；正确的做法是这一步不加掩码（当前 token 本来就该看见全部历史）。",
        expect={"equals_v0": True, "max_diff": {">": 0.1}})
 def _(ctx):
@@ -382,8 +382,9 @@ def _(ctx):
 
 @claim("kvcache.step-time-grows", question=Q, kind="perf",
        statement="计时也一样：在 CPU 上（单线程），同一个 {layers} 层、宽 {d_model} 的模型带缓存解码一步，上下文 {short} 个 token "
-                 "时要 {timings.short}，{long} 个 token 时要 {timings.long}，是前者的 {growth:x}：每一步都要把整个缓存"
-                 "读一遍（这里用 `torch.cat` 追加，还要再写一遍）。",
+                 "时要 {timings.short}，{long} 个 token 时要 {timings.long}，是前者的 {growth:x}。这个倍数混着两件事："
+                 "注意力把整个缓存读一遍，`torch.cat` 追加又把整个缓存读一遍、写一遍，两者都与上下文长度成正比，"
+                 "这里没有拆开。",
        expect={"growth": {">=": 1.5}})
 def _(ctx):
     # The long context's cache is 8 MiB of K and 8 MiB of V per layer: the step reads all of it (and

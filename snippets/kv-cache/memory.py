@@ -61,6 +61,7 @@ def _(ctx):
                  "位置，峰值多出 {static_peak_delta:bytes}。",
        expect={"peak_delta": {">": 16 * 1024 * 1024}, "static_peak_delta": 0})
 def _(ctx):
+    """GPU 上 16 MiB（1×8×4096×128、FP32）的缓存用 torch.cat 追加一个位置、与往 4097 长的静态缓存原地写入时的显存峰值增量。"""
     k = torch.zeros(1, 8, 4096, 128, device="cuda")  # 16 MiB
     new = torch.ones(1, 8, 1, 128, device="cuda")
     torch.cuda.synchronize()

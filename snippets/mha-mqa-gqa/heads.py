@@ -129,7 +129,7 @@ def _(ctx):
 
 @claim("gqa.cpu-flash-native", question=Q,
        statement="CPU 上带 `enable_gqa=True` 的 SDPA 走的是 {backend} 内核，profiler 里只有 {kernel} 这一个计算算子，"
-                 "没有 `repeat_interleave`（{has_repeat}）：K/V 不被复制，查询头按组直接读共享的 KV 头。",
+                 "{has_repeat:?却出现了|没有} `repeat` 类算子：K/V 不被复制，查询头按组直接读共享的 KV 头。",
        expect={"backend": "FLASH_ATTENTION", "kernel": "aten::_scaled_dot_product_flash_attention_for_cpu",
                "has_repeat": False})
 def _(ctx):
@@ -149,6 +149,7 @@ def _(ctx):
                  "{backend}，不是 math，与展开 K/V 后的结果最大差 {diff:.1e}。",
        expect={"backend": {"in": ["FLASH_ATTENTION", "CUDNN_ATTENTION", "EFFICIENT_ATTENTION"]}, "diff": {"<": 1e-2}})
 def _(ctx):
+    """GPU 上 FP16、8 个查询头配 2 个 KV 头、长度 256、head_dim 64 时，带 enable_gqa=True 的 SDPA 所选的后端及其与展开 K/V 后结果的最大差。"""
     q, k, v = _qkv("cuda", t=256, dh=64, dtype=torch.float16)
     out = F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
     ref = F.scaled_dot_product_attention(q, k.repeat_interleave(4, 1), v.repeat_interleave(4, 1))

@@ -168,6 +168,7 @@ def _(ctx):
     needs=["cuda", "g++"],
 )
 def _(ctx):
+    """CUDA 版 PyTorch 里 libtorch.so 的 NEEDED 列表，以及 aten::add.Tensor 的 CUDA 列登记自哪个文件。"""
     libs = needed(Path(torch.__file__).resolve().parent / "lib" / "libtorch.so")
     _, kernels = dump_sites("aten::add.Tensor")
     cuda_site = kernels.get("CUDA", "").rsplit("/", 1)[-1]

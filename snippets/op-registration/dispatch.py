@@ -98,6 +98,7 @@ def _(ctx):
     needs=["cuda"],
 )
 def _(ctx):
+    """CUDA tensor 的 dispatch keyset，以及 aten::add.Tensor 在 CUDA、AutogradCUDA 两列登记的 kernel 种类。"""
     t = torch.ones(3, device="cuda")
     table = table_kinds("aten::add.Tensor")
     return {
@@ -297,7 +298,7 @@ def _(ctx):
     "dispatch.exclude-functionality-bit",
     question="op-registration",
     statement="`inference_mode` 里打印线程局部的 excluded 集合，里面看不到 AutogradCPU，"
-    "`_dispatch_tls_is_dispatch_key_excluded(AutogradCPU)` 也返回 {is_excluded}：它排除的是不带后端位的 Autograd “功能位”。"
+    "`_dispatch_tls_is_dispatch_key_excluded(AutogradCPU)` 也说它{is_excluded:?被排除了|没被排除}：它排除的是不带后端位的 Autograd “功能位”。"
     "DispatchKeySet 的减法只减功能位、保留后端位，所以 CPU tensor 的 keyset 减去它仍然去掉了 AutogradCPU，剩下 {remaining}。",
     expect={"printed_has_autograd_cpu": False, "is_excluded": False, "printed_has_autograd_other": True,
             "remaining": "CPU, ADInplaceOrView", "remaining_has_autograd_cpu": False},

@@ -243,6 +243,7 @@ def _(ctx):
     timeout=240,
 )
 def _(ctx):
+    """对 CUDA tensor 调用 opreg_demo::twice 时 CPU 与 CUDA 两个 kernel 各被调用几次，以及结果。"""
     build()
     before = list(torch.ops.opreg_demo.kernel_calls())
     y = torch.ops.opreg_demo.twice(torch.arange(4.0, device="cuda"))

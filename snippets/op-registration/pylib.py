@@ -307,8 +307,8 @@ def _(ctx):
     statement="`FakeTensorMode` 先查 `register_fake` 的注册表，查不到才运行 Meta 列的 kernel：一个算子既有 fake 实现、"
     "又有后注册而占住 Meta 列的 Meta kernel 时，直接对 meta tensor 调用进的是 {meta_call}，在 `FakeTensorMode` 里调用"
     "进的是 {fake_mode_call}；只有 Meta kernel 的算子，在 `FakeTensorMode` 里才进 {meta_only_fake_mode}。"
-    "在这个 Meta kernel 里查线程局部 included 集合是否含 Meta：经 `FakeTensorMode` 调用时是 {meta_in_tls_under_fake}，"
-    "直接对 meta tensor 调用时是 {meta_in_tls_direct}。FakeTensor 是把 Meta 放进 included 集合，把调用引到 Meta 列的。",
+    "在这个 Meta kernel 里查线程局部 included 集合：经 `FakeTensorMode` 调用时{meta_in_tls_under_fake:?含 Meta|不含 Meta}，"
+    "直接对 meta tensor 调用时{meta_in_tls_direct:?也含 Meta|不含 Meta}。FakeTensor 是把 Meta 放进 included 集合，把调用引到 Meta 列的。",
     expect={
         "meta_column_is_meta_kernel": True,
         "meta_call": "Meta kernel",

@@ -10,11 +10,11 @@ from verify.claim import claim
 @claim(
     "heap.trim-on-small-free",
     question="python-overhead",
-    statement="glibc 下，先释放两个 {big_block_bytes:bytes} 的大块，堆缩小 {heap_drop_on_32m_free_mib:.0f} MiB，内存还留在堆里；"
-              "之后释放一个 {trigger_bytes:bytes} 的小块，`free()` 才把堆缩小 {heap_drop_on_64k_free_mib:.0f} MiB、一次还给内核，"
+    statement="glibc 下，先释放两个 {=16 MiB} 的大块，堆缩小 {heap_drop_on_32m_free_mib:.0f} MiB，内存还留在堆里；"
+              "之后释放一个 {=64 KiB} 的小块，`free()` 才把堆缩小 {heap_drop_on_64k_free_mib:.0f} MiB、一次还给内核，"
               "这次释放花了 {that_64k_free:time}，是同样大小的普通释放（{later_64k_free:time}）的 {trim_free_over_plain_free:x}；"
-              "一个 {big_block_bytes:bytes} 的张量同样让这个堆长了 {heap_growth_for_16m_tensor_mib:.0f} MiB，PyTorch 的 CPU 张量"
-              "就在这个堆上；把 `MALLOC_TRIM_THRESHOLD_` 和 `MALLOC_MMAP_THRESHOLD_` 都固定为 {fixed_threshold_bytes:bytes} 后，"
+              "一个 {=16 MiB} 的张量同样让这个堆长了 {heap_growth_for_16m_tensor_mib:.0f} MiB，PyTorch 的 CPU 张量"
+              "就在这个堆上；把 `MALLOC_TRIM_THRESHOLD_` 和 `MALLOC_MMAP_THRESHOLD_` 都固定为 {=1 GiB} 后，"
               "同样的顺序里堆缩小 {fixed_heap_drop_on_64k_free_mib:.0f} MiB，这次释放只花 {fixed_that_64k_free:time}。",
     kind="perf",
     needs=["glibc"],

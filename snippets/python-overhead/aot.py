@@ -70,8 +70,8 @@ def trace(partition_fn, decompositions=None) -> dict:
     question=Q,
     statement="AOTAutograd 把 `x * w`、原地的 `y.add_(1.0)`、`silu`、`cos` 这个小函数追踪到 ATen 层：函数化之后图里没有"
               "原地算子，`add_` 成了不改输入的 `aten.add.Tensor`（原地算子 {inplace_ops} 个）；前向和反向一起追踪成联合图，"
-              "再被 partitioner 切成前向图（{fw_op_count} 个算子）和反向图（{bw_op_count} 个算子），梯度与 eager 一致："
-              "{grads_match}；反向图是第一次调用 `backward()` 时才交给编译器的：前向跑完时编译了 {backward_compiled_after_forward}"
+              "再被 partitioner 切成前向图（{fw_op_count} 个算子）和反向图（{bw_op_count} 个算子），梯度与 eager "
+              "{grads_match:?一致|不一致}；反向图是第一次调用 `backward()` 时才交给编译器的：前向跑完时编译了 {backward_compiled_after_forward}"
               " 次，`backward()` 之后 {backward_compiled_after_backward} 次。",
     # Exact facts of the tracing (the default partitioner, no decompositions): the in-place add is
     # functionalised, the graphs hold the ops of `block` and of its derivative, and the backward
@@ -123,8 +123,8 @@ def _(ctx):
 @claim(
     "aot.decompositions",
     question=Q,
-    statement="分解（decomposition）也在这一步：传入 Inductor 的分解表后，前向图里的 `aten.silu` 不见了（还在：{silu_in_fw}），"
-              "拆成了更基础的算子，整张前向图是 {fw_op_count} 个算子 {fw_op_names}；反向图里的 `aten.silu_backward` 也拆开了（还在：{silu_backward_in_bw}），"
+    statement="分解（decomposition）也在这一步：传入 Inductor 的分解表后，前向图里的 `aten.silu` {silu_in_fw:?还在|不见了}，"
+              "拆成了更基础的算子，整张前向图是 {fw_op_count} 个算子 {fw_op_names}；反向图里的 `aten.silu_backward` {silu_backward_in_bw:?还在|也拆开了}，"
               "后端只需要会生成这些基础算子的代码。",
     # Exact: Inductor's table decomposes silu and silu_backward (it lowers them from simpler ops).
     # Which simpler ops it uses is this torch version's choice; the sentence shows them bound.

@@ -121,9 +121,9 @@ CPP_VARIANTS = {"add": 0, "add_inference": 1, "cpu_add": 2, "cpu_add_out": 3, "a
     statement="把同一个加法放进 C++ 循环里调用（不经过 Python），一层层剥掉，这台机器上：`at::add` 每次 {cpp.add:time}，在"
               " `c10::InferenceMode` 里 {cpp.add_inference:time}，绕过 dispatcher、直接调 CPU kernel 的入口"
               " `at::cpu::add` 是 {cpp.cpu_add:time}，再不分配输出（`at::cpu::add_out`）只剩 {cpp.cpu_add_out:time}。"
-              "按同一次运行里 Python 的 `a + b`（{py_add:time}）折算：Python 一侧（解释器、参数解析、Python 张量对象的"
-              "创建和释放）占 {python_share:pct}，dispatcher 的两跳（Autograd 层和到 CPU kernel 的那一跳）合计"
-              " {dispatch_share:pct}，分配输出占 {alloc_share:pct}，TensorIterator 和计算本身占 {kernel_share:pct}。",
+              "和同一次运行里从 Python 调的 `a + b` 相比，Python 一侧（解释器、参数解析、Python 张量对象的创建和释放）占"
+              " {python_share:pct}，最里面的 `at::cpu::add_out`（TensorIterator 和计算本身）占 {kernel_share:pct}，"
+              "dispatcher 的两跳和分配输出都在剩下的那一部分里。",
     kind="perf",
     needs=["g++"],
     timeout=240,

@@ -14,7 +14,7 @@ Q = "python-overhead"
     "cudagraph.no-sync-in-capture",
     question=Q,
     statement="捕获期间不能同步：在 `capture_begin()` 和 `capture_end()` 之间调用 `.item()` 直接报错（{item_error_type}），"
-              "CUDA 不允许在正在捕获的 stream 上等 GPU 算完，这次捕获也随之作废（`capture_end()` 报错：{end_raised}）。"
+              "CUDA 不允许在正在捕获的 stream 上等 GPU 算完，这次捕获也随之作废（之后的 `capture_end()` {end_raised:?同样报错|没有报错}）。"
               "所以要录成图的那段代码里不能有 `.item()`、`print(tensor)`、依赖张量值的 `if`。",
     needs=["cuda"],
     # Exact: cudaStreamSynchronize (and a copy to pageable host memory) are not allowed on a
@@ -25,6 +25,7 @@ Q = "python-overhead"
             "end_raised": True},
 )
 def _(ctx):
+    """CUDA Graph 捕获期间对 8 元素张量调用 .item() 时抛出的错误，以及之后的 capture_end() 是否也报错。"""
     x = torch.ones(8, device="cuda")
     graph = torch.cuda.CUDAGraph()
     side = torch.cuda.Stream()

@@ -46,6 +46,7 @@ def small_layers_graphed(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     expect={"speedup": {">": 1.0}, "cudagraph_skips": 0, "same_result": True},
 )
 def _(ctx):
+    """10 层 64×64 矩阵乘加 ReLU 在 torch.compile 默认模式与 reduce-overhead 模式下每次调用的耗时和 cudagraph 跳过次数。"""
     from torch._dynamo.utils import counters
 
     torch._dynamo.reset()
@@ -71,7 +72,7 @@ def _(ctx):
     question=Q,
     statement="代价是输出也在图的静态内存里：reduce-overhead 下先拿到 `y1 = f(x)`，再调用一次 `f(x)`，下一次回放就写在"
               "同一块内存上，之后再读 `y1` 会报错（{error_type}：“accessing tensor output of CUDAGraphs that has been"
-              " overwritten by a subsequent run”），要留着的结果得先 `clone()`，clone 出来的张量不受影响：{clone_ok}。",
+              " overwritten by a subsequent run”），要留着的结果得先 `clone()`：先 clone 出来的那份{clone_ok:?不受影响，仍是正确结果|也被改写了}。",
     needs=["cuda"],
     timeout=300,
     # Exact: cudagraph trees start a new generation on each call when no backward is pending, and
@@ -81,6 +82,7 @@ def _(ctx):
             "message": {"contains": "accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run"}, "clone_ok": True},
 )
 def _(ctx):
+    """reduce-overhead 下再调用一次之后读上一次输出时抛出的错误，以及先 clone 的那份结果是否仍然正确（64×64 的 relu(x @ x)）。"""
     torch._dynamo.reset()
 
     def f(x):

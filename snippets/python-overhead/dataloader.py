@@ -94,8 +94,8 @@ def _(ctx):
 @claim(
     "dataloader.per-batch-cost",
     question=Q,
-    statement="这份开销在变换几乎不花时间时最清楚：同样每批 {batch_size} 个样本，`num_workers=2` 时每个 batch 要先在"
-              " worker 里拼进一块共享内存（主进程收到的 batch `is_shared()` 为 {batch_is_shared.workers_2}，共享策略是"
+    statement="这份开销在变换几乎不花时间时最清楚：同样每批 {=4} 个样本，`num_workers=2` 时每个 batch 要先在"
+              " worker 里拼进一块共享内存（主进程收到的 batch {batch_is_shared.workers_2:?在共享内存里|不在共享内存里}，共享策略是"
               " {sharing_strategy}），再经队列送回主进程，每批 {per_batch.workers_2:time}；在主进程里直接取只要"
               " {per_batch.workers_0:time}，多进程反而慢 {slowdown:x}。",
     kind="perf",

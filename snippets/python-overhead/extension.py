@@ -42,7 +42,7 @@ def _(ctx):
 @claim(
     "cpp-ext.beats-python-loop",
     question=Q,
-    statement="最值得写成 C++ 的，是每一步依赖上一步、无法向量化的循环（这里是一个衰减扫描）：{n:int} 个元素时，"
+    statement="最值得写成 C++ 的，是每一步依赖上一步、无法向量化的循环（这里是一个衰减扫描）：{=100,000} 个元素时，"
               "C++ 版每步 {cpp_per_step:time}，比纯 Python 列表循环（每步 {python_list_per_step:time}）快 {over_python_list:x}，"
               "比在张量上逐元素索引的 Python 循环（每步 {tensor_loop_per_step:time}）快 {over_tensor_loop:x}。",
     kind="perf",

@@ -45,7 +45,7 @@ def step_ops(opt: torch.optim.Optimizer) -> dict:
 @claim(
     "optim.foreach-op-count",
     question=Q,
-    statement="CPU 上 {n} 个小参数的一次 `Adam.step()`：默认的逐参数实现从 Python 发出 {top.for_loop} 个 ATen 算子，"
+    statement="CPU 上 {=20} 个小参数的一次 `Adam.step()`：默认的逐参数实现从 Python 发出 {top.for_loop} 个 ATen 算子，"
               "每个参数 {per_param.for_loop:.0f} 个；`foreach=True` 把同一步的所有参数交给一个 `_foreach_*` 算子，这样的算子共"
               " {foreach_ops.foreach} 个，参数数翻倍也不变（{foreach_ops_doubled} 个），但为了算偏差校正，每个参数还有"
               " {items_per_param:.0f} 次 `item()`；`fused=True` 只发出 {top.fused} 个算子。CPU 上没有真正的多张量 kernel："
@@ -94,7 +94,7 @@ def _(ctx):
 @claim(
     "optim.foreach-time",
     question=Q,
-    statement="单线程下同样 {n} 个、每个 {numel} 个元素的参数，一次 `step()`：逐参数实现 {t.for_loop:time}，foreach"
+    statement="单线程下同样 {=20} 个、每个 {=64} 个元素的参数，一次 `step()`：逐参数实现 {t.for_loop:time}，foreach"
               " {t.foreach:time}（快 {foreach_speedup:x}），fused {t.fused:time}（快 {fused_speedup:x}）。",
     kind="perf",
     # For parameters this small the step is all per-op overhead: foreach removes the Python side of

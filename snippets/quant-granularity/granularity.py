@@ -61,9 +61,9 @@ def _zero_frac(q, w, normal):
 
 @claim("quant.symmetric-rtn", question=Q,
        statement="对称量化只要一个 scale：`s = max|w| / 127`，`q = clamp(round(w / s), -127, 127)`，反量化是 `q * s`。"
-                 "对 {shape} 的权重，手写的结果与 `torch.fake_quantize_per_tensor_affine` 逐元素相同：{same_tensor}；"
-                 "每行一个 scale 时与 `torch.fake_quantize_per_channel_affine` 相同：{same_channel}；group-wise 就是把"
-                 "每行切成长 {group} 的小段、对 `reshape(-1, {group})` 后的张量做 per-channel：{same_group}。每个元素的误差"
+                 "对 {shape} 的权重，手写的结果与 `torch.fake_quantize_per_tensor_affine` 逐元素{same_tensor:?相同|不同}；"
+                 "每行一个 scale 时与 `torch.fake_quantize_per_channel_affine` {same_channel:?相同|不同}；group-wise 就是把"
+                 "每行切成长 {group} 的小段、对 reshape 成每行 {group} 个元素的张量做 per-channel，结果{same_group:?也相同|不同}。每个元素的误差"
                  "都不超过半个量化步长：最大误差是 `s/2` 的 {worst_over_half_step:.6f}。",
        expect={"same_tensor": True, "same_channel": True, "same_group": True,
                "worst_over_half_step": {"<=": 1.000001}})
@@ -145,8 +145,8 @@ GROUPS = [32, 64, 128, 256, 1024]
 
 @claim("quant.group-size-tradeoff", question=Q,
        statement="组越小误差越小，但 scale 越多：对 {shape} 的高斯权重做 int4 量化（FP16 的 scale），从 per-channel（每行 "
-                 "{in_features} 个元素一个 scale）缩到每组 32，相对误差从 {err.channel:pct} 降到 {err.g32:pct}，每个权重"
-                 "摊到的位数从 {bits.channel:.3f} 升到 {bits.g32:.3f}。",
+                 "{in_features} 个元素一个 scale）一路缩到每组 32，相对误差随组变小{monotone_err:?单调下降|并不单调}，每个权重"
+                 "摊到的位数随之上升；各组大小的数值见下表。",
        expect={"monotone_err": True, "bits": {"g32": 4.5, "g64": 4.25, "g128": 4.125, "g256": 4.0625,
                                               "g1024": 4.015625, "channel": 4 + 16 / 4096}})
 def _(ctx):

@@ -23,8 +23,8 @@ def _data(device, tokens=64, k=1024, n=256):
 @claim("quant.int32-accumulate", question=Q,
        statement="int8 的乘积要用 int32 累加：K = {k} 时，随机 int8 矩阵乘的精确结果最大到 {max_abs:int}，超过 int16 的上限 "
                  "{int16_max}。在 CPU 上对两个 int8 张量直接 `@`，PyTorch 得到的仍是 {plain_dtype}，结果按 256 回绕，{wrong_frac:.1%}"
-                 " 的元素是错的；`torch._int_mm` 输出 {int_mm_dtype}，与精确结果相同：{int_mm_exact}。在 CPU 上它对只有 "
-                 "{one_row_m} 行的输入也能算：{one_row_ok}。",
+                 " 的元素是错的；`torch._int_mm` 输出 {int_mm_dtype}，{int_mm_exact:?与精确结果逐元素相同|与精确结果不同}。在 CPU 上它对只有 "
+                 "{one_row_m} 行的输入{one_row_ok:?也能算|会报错}。",
        expect={"plain_dtype": "torch.int8", "int_mm_dtype": "torch.int32", "int_mm_exact": True,
                "max_abs": {">": 32767}, "wrong_frac": {">": 0.9}, "one_row_ok": True, "wraps_mod_256": True})
 def _(ctx):
@@ -48,10 +48,11 @@ def _(ctx):
 
 
 @claim("quant.cuda-int-mm-rows", question=Q, needs=["cuda"],
-       statement="GPU 上的整数矩阵乘有形状限制：`torch._int_mm` 要求第一个矩阵多于 16 行，对 {m} 行的输入（一次只解码一个 "
+       statement="GPU 上的整数矩阵乘有形状限制：`torch._int_mm` 要求第一个矩阵多于 16 行，对 {=1} 行的输入（一次只解码一个 "
                  "token）抛出 RuntimeError。",
        raises=("RuntimeError", "greater than 16"))
 def _(ctx):
+    """GPU 上 `torch._int_mm` 对 1×64 的 int8 矩阵乘 64×64 的 int8 矩阵（只有一行，如 batch 1 的解码）是否报错。"""
     a = torch.randint(-127, 128, (1, 64), dtype=torch.int8, device="cuda")
     b = torch.randint(-127, 128, (64, 64), dtype=torch.int8, device="cuda")
     ctx.observe(m=a.shape[0])

@@ -26,7 +26,7 @@ def _nbytes(*tensors):
 @claim("quant.int4-pack", question=Q,
        statement="int4 没有可以直接运算的 dtype，两个码打包进一个字节：带符号的码先加 8 变成 0..15，偶数列放低 4 位、"
                  "奇数列放高 4 位。{n} 个 int4 码打包成 {packed_dtype}，占 {packed_bytes:bytes}，是 int8 存法"
-                 "（{int8_bytes:bytes}）的一半；解包后与原来的码逐个相同：{roundtrip}。",
+                 "（{int8_bytes:bytes}）的一半；解包后与原来的码{roundtrip:?逐个相同|不全相同}。",
        expect={"packed_dtype": "torch.uint8", "roundtrip": True, "half": True})
 def _(ctx):
     g = torch.Generator().manual_seed(0)
@@ -41,7 +41,8 @@ def _(ctx):
        statement="scale 的开销按真实张量算，形状为 {shape} 的线性层（Llama-7B 一个注意力投影的大小）：FP16 权重 {fp16:bytes}；"
                  "int8 per-tensor {i8:bytes} 加一个 FP32 scale（{pt_scale:bytes}）；int8 per-channel 多 {pc_scale:bytes} 的 "
                  "FP16 scale，合每个权重 {bits_pc:.4f} 位；int4 每组 128：打包后的码 {i4:bytes}，FP16 scale "
-                 "{g_scale:bytes}，合每个权重 {bits_g128:.3f} 位；再加每组一个 int4 零点（非对称）是 {bits_g128_zp:.5f} 位。",
+                 "{g_scale:bytes}（每个权重的位数与上表每组 128 那一行相同）；再加每组一个 int4 零点（非对称），合每个权重 "
+                 "{bits_g128_zp:.5f} 位。",
        expect={"fp16": 4096 * 4096 * 2, "i8": 4096 * 4096, "pt_scale": 4, "pc_scale": 4096 * 2,
                "i4": 4096 * 4096 // 2, "g_scale": 4096 * 32 * 2, "bits_pc": 8 + 16 / 4096, "bits_g128": 4.125,
                "bits_g128_zp": 4.15625, "asym_worst_over_step": {"<=": 1.01}})

@@ -20,7 +20,7 @@ def _allocated_bytes(fn):
 @claim("broadcast.to-is-expand", question=Q,
        statement="`torch.broadcast_to(x, (4, 3))` 就是 `x.expand(4, 3)`：stride 同为 {stride}，数据指针和 `x` 相同，"
                  "`_base` 就是 `x`。`torch.broadcast_tensors(a, c)` 把形状 {a_shape} 和 {c_shape} 的两个张量对齐成 "
-                 "{broadcast_shape}，返回的也是 view：stride 分别是 {a_stride} 和 {c_stride}，和 `a`、`c` 共用内存：{views_share}。",
+                 "{broadcast_shape}，返回的也是 view：stride 分别是 {a_stride} 和 {c_stride}，和 `a`、`c` {views_share:?共用内存|不共用内存}。",
        expect={"stride": [0, 1], "same_as_expand_stride": True, "same_data_ptr": True, "base_is_x": True,
                "a_shape": [4, 1], "c_shape": [1, 3], "broadcast_shape": [4, 3], "a_stride": [1, 0],
                "c_stride": [0, 1], "views_share": True})

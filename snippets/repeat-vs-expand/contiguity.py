@@ -17,8 +17,8 @@ def _expanded(device="cpu"):
 
 
 @claim("expand.flatten-view-or-copy", question=Q,
-       statement="把 expand 结果摊平成一维：stride {stride} 的两维合并不成一维，`y.view(12)` 是否抛出 RuntimeError："
-                 "{view_raises}；`y.reshape(12)` 不报错，是因为它悄悄拷贝了一份：数据指针变了（{reshape_copies}），存储从 "
+       statement="把 expand 结果摊平成一维：stride {stride} 的两维合并不成一维，`y.view(12)` "
+                 "{view_raises:?抛出|不抛出} RuntimeError；`y.reshape(12)` 不报错，是因为它悄悄拷贝了一份：数据指针{reshape_copies:?变了|没变}，存储从 "
                  "{before_bytes:bytes}变成 {after_bytes:bytes}。",
        expect={"stride": [0, 1], "view_raises": True, "reshape_copies": True, "before_bytes": 24, "after_bytes": 96})
 def _(ctx):
@@ -36,7 +36,7 @@ def _(ctx):
 
 @claim("expand.numpy-shares-stride0", question=Q,
        statement="`y.numpy()` 既不报错也不拷贝：NumPy 也用 stride 描述数组，得到的数组 strides 是 {np_strides}（以字节计），"
-                 "C 连续标志为 {c_contiguous}，和 `y` 共用内存（{shares}）；它却是可写的（{writeable}），"
+                 "{c_contiguous:?标着|没有标} C 连续，和 `y` {shares:?共用内存|不共用内存}；它却{writeable:?是可写的|是只读的}，"
                  "`a[0, 0] = 9` 一写，`x` 那一行就变成 {x_after}，四行一起变。",
        expect={"np_strides": [0, 8], "c_contiguous": False, "shares": True, "writeable": True, "x_after": [9, 2, 3],
                "rows_after": [[9, 2, 3]] * 4})
@@ -137,9 +137,11 @@ def _(ctx):
 
 @claim("expand.nccl-rejects-expanded", question=Q, needs=["cuda"], timeout=120,
        statement="NCCL 则在入口拒绝：单卡、`world_size=1` 的 nccl 组里，对 GPU 上的 expand 结果做 `all_reduce` "
-                 "抛出异常（{error_type}: “Tensors must be contiguous”），`contiguous()` 之后同一个调用成功：{contiguous_ok}。",
+                 "{raised:?抛出|不抛出}异常（{error_type}: “Tensors must be contiguous”），`contiguous()` 之后同一个调用"
+                 "{contiguous_ok:?成功、结果正确|仍然失败}。",
        expect={"raised": True, "message": {"contains": "Tensors must be contiguous"}, "contiguous_ok": True})
 def _(ctx):
+    """单卡 world_size=1 的 nccl 组里，对 GPU 上的 expand 结果做 all_reduce 是否被拒绝，contiguous() 之后是否成功。"""
     import datetime  # noqa: PLC0415
 
     import torch.distributed as dist  # noqa: PLC0415

@@ -183,9 +183,10 @@ def _(ctx):
 
 
 @claim("expand.cuda-scalar-assign", question=Q, needs=["cuda"],
-       statement="GPU 张量上 `y[:, 0] = 5` 不报错，直接写穿：`x` 那一行变成 {x_after}。",
+       statement="GPU 张量上 `y[:, 0] = 5` {raised:?抛出 RuntimeError|不报错、直接写穿}：`x` 那一行变成 {x_after}。",
        expect={"raised": False, "x_after": [5, 2, 3]})
 def _(ctx):
+    """GPU 张量的 expand 结果上 y[:, 0] = 5 是否报错，以及 x 那一行被写成什么。"""
     x = _row("cuda")
     y = x.expand(4, 3)
     try:
@@ -300,11 +301,12 @@ def _(ctx):
 
 
 @claim("expand.cuda-no-allocation", question=Q, needs=["cuda"],
-       statement="在 GPU 上，`x.expand(4096, -1)` 把一行 {row_bytes:bytes} 的 `x` 扩成逻辑上 {expand_logical_bytes:bytes} 的张量，"
+       statement="在 GPU 上，`x.expand(4096, -1)` 把一行 {=4 MiB} 的 `x` 扩成逻辑上 {=16 GiB} 的张量，"
                  "`memory_allocated` 增加 {expand_delta_bytes:bytes}；而 `x[:, :1024].repeat(4096, 1)` 得到 "
-                 "{repeat_logical_bytes:bytes} 的张量，它增加 {repeat_delta_bytes:bytes}。",
+                 "{=16 MiB} 的张量，它增加 {repeat_delta_bytes:bytes}。",
        expect={"expand_delta_bytes": 0, "repeat_delta_bytes": {">=": 4096 * 1024 * 4}})
 def _(ctx):
+    """把 1024×1024 个 fp32 的一行 expand 成 4096 行、把它的前 1024 列 repeat 成 4096 行时 memory_allocated 的增量。"""
     x = torch.randn(1, 1024 * 1024, device="cuda")  # 4 MiB
     torch.cuda.synchronize()
     base = torch.cuda.memory_allocated()

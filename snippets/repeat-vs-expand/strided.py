@@ -12,9 +12,9 @@ _OVERLAP = {0: "No", 1: "Yes", 2: "TooHard"}
 
 @claim("as-strided.arbitrary-strides", question=Q,
        statement="`as_strided` 直接指定 size 和 stride，expand 只是它的一个特例：`x.as_strided((4, 3), (0, 1))` 和 "
-                 "`x.expand(4, 3)` 相等：{matches_expand}。它还能造出 expand 造不出的布局：stride 设成 {windows_stride}，"
-                 "`torch.arange(5).as_strided((3, 3), (1, 1))` 就是三个互相重叠的滑动窗口 {windows}，和 "
-                 "`unfold(0, 3, 1)` 相同：{matches_unfold}，仍然只是原存储上的 view。",
+                 "`x.expand(4, 3)` {matches_expand:?相等|不相等}。它还能造出 expand 造不出的布局：stride 设成 {windows_stride}，"
+                 "`torch.arange(5).as_strided((3, 3), (1, 1))` 就是三个互相重叠的滑动窗口 {windows}，"
+                 "和 `unfold(0, 3, 1)` {matches_unfold:?相同|不同}，仍然只是原存储上的 view。",
        expect={"matches_expand": True, "windows": [[0, 1, 2], [1, 2, 3], [2, 3, 4]], "matches_unfold": True,
                "windows_share": True, "windows_stride": [1, 1]})
 def _(ctx):

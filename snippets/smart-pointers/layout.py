@@ -25,7 +25,7 @@ def _ints(values: dict[str, str], prefix: str) -> dict[str, int]:
 @claim("sp.unique-sizeof", question=Q, needs=["g++"],
        statement="默认删除器的 `std::unique_ptr<Widget>` 和裸指针一样大，都是 {unique:bytes}；无状态的 lambda 删除器也不占空间"
                  "（{unique_lambda:bytes}）；函数指针删除器要把那个指针存下来，变成 {unique_fnptr:bytes}；`std::function` "
-                 "删除器是 {unique_std_function:bytes}。删除器是 `unique_ptr` 类型的一部分（{deleter_in_type}）。",
+                 "删除器是 {unique_std_function:bytes}。删除器{deleter_in_type:?是|不是} `unique_ptr` 类型的一部分。",
        expect={"unique_is_raw": True, "lambda_is_raw": True, "fnptr_is_two_pointers": True,
                "std_function_bigger": True, "deleter_in_type": True})
 def _(ctx):
@@ -41,8 +41,8 @@ def _(ctx):
 @claim("sp.shared-sizeof", question=Q, needs=["g++"],
        statement="`shared_ptr` 和 `weak_ptr` 都是两个指针大（{shared:bytes}、{weak:bytes}）：一个指向对象，一个指向控制块。"
                  "自定义删除器存在控制块里，带删除器的 `shared_ptr<Widget>` 仍是 {shared_custom:bytes}、仍是同一个类型，"
-                 "能和普通的放进同一个数组；`std::get_deleter` 在它的控制块里找到了那个函数指针（{custom_deleter_found}），"
-                 "在 `make_shared` 出的那个里找不到（{plain_deleter_found}）。",
+                 "能和普通的放进同一个数组；`std::get_deleter` 在它的控制块里{custom_deleter_found:?找到了|没找到}那个函数指针，"
+                 "在 `make_shared` 出的那个里{plain_deleter_found:?也找到了|找不到}。",
        expect={"shared_is_two_pointers": True, "weak_is_two_pointers": True, "custom_same_size": True,
                "custom_deleter_found": True, "plain_deleter_found": False, "one_array": 2})
 def _(ctx):
@@ -77,9 +77,9 @@ def _(ctx):
 
 @claim("sp.copy-and-convert", question=Q, needs=["g++"],
        statement="拷贝 `shared_ptr`、从它构造 `weak_ptr` 都不分配内存（{copy.allocations} 次），只改控制块里的计数，"
-                 "`use_count` 变成 {copy.use_count}；移动（`std::move`）连计数也不改，`use_count` 仍是 {move.use_count}，源变空"
-                 "（{move_source_null}）。把 `unique_ptr` 移交给 `shared_ptr` 时，对象不动（同一个对象："
-                 "{same_object}，原 `unique_ptr` 变空：{source_null}），但要为它新分配一个控制块："
+                 "`use_count` 变成 {copy.use_count}；移动（`std::move`）连计数也不改，`use_count` 仍是 {move.use_count}，源"
+                 "{move_source_null:?变空|不变空}。把 `unique_ptr` 移交给 `shared_ptr` 时，对象不动（"
+                 "{same_object:?还是同一个对象|换了对象}，原 `unique_ptr` {source_null:?变空|不变空}），但要为它新分配一个控制块："
                  "{from_unique.allocations} 次、{from_unique.bytes:bytes}。",
        expect={"copy": {"allocations": 0, "use_count": 2}, "move": {"allocations": 0, "use_count": 1, "source_null": 1},
                "move_source_null": True, "from_unique_allocations": 1, "same_object": True,
@@ -96,8 +96,8 @@ def _(ctx):
 
 @claim("sp.weak-keeps-block", question=Q, needs=["g++"],
        statement="对象很大、又有活得更久的 `weak_ptr` 时，`make_shared` 反而占内存：它把 {sizeof_big:bytes} 的对象放在控制块里，"
-                 "最后一个 `shared_ptr` 放手时析构函数照常运行（{make_shared.destroyed_after_reset} 次，`expired()` 为 "
-                 "{expired_make_shared}），内存却要等最后一个 `weak_ptr` 也离开才释放，这期间仍占着 "
+                 "最后一个 `shared_ptr` 放手时析构函数照常运行（{make_shared.destroyed_after_reset} 次，`expired()` "
+                 "{expired_make_shared:?为真|为假}），内存却要等最后一个 `weak_ptr` 也离开才释放，这期间仍占着 "
                  "{make_shared.live_with_weak_only:bytes}；`shared_ptr<Big>(new Big)` 的对象内存当场归还，"
                  "只剩 {shared_new.live_with_weak_only:bytes} 的控制块。`weak_ptr` 离开后两边都归零"
                  "（{make_shared.live_after_weak_reset}、{shared_new.live_after_weak_reset}）。",

@@ -93,8 +93,8 @@ def _(ctx):
 
 @claim("sp.weak-lock", question=Q, needs=["g++"],
        statement="`weak_ptr` 不能直接解引用，要先 `lock()`：对象还在时 `lock()` 得到一个新的 owner（指向 {lock_name}，"
-                 "`a` 的 `use_count` 随之变成 {use_count_while_locked}）；最后一个 owner 走后 `expired()` 为 {expired}，"
-                 "`lock()` 返回空指针：{lock_after_is_null}。",
+                 "`a` 的 `use_count` 随之变成 {use_count_while_locked}）；最后一个 owner 走后 `expired()` 为真，"
+                 "`lock()` {lock_after_is_null:?返回空指针|仍返回有效指针}。",
        expect={"lock_name": "a", "use_count_while_locked": 2, "expired": [True, True], "lock_after_is_null": True})
 def _(ctx):
     v, _ = build_run(ctx, "cycle.cpp")
@@ -105,8 +105,8 @@ def _(ctx):
 
 @claim("sp.unique-move-only", question=Q, needs=["g++"],
        statement="`unique_ptr` 不能拷贝：`std::unique_ptr<int> b = a;` 编译失败，g++ 报 “{error}”（拷贝构造函数是 `= delete` 的）；"
-                 "`std::move(a)` 则把所有权交给 `b`：不分配（{allocations} 次），`b` 指向原来的对象（{same_object}），`a` 变空"
-                 "（{source_null}）。",
+                 "`std::move(a)` 则把所有权交给 `b`：不分配（{allocations} 次），`b` {same_object:?指向原来的对象|指向别的对象}，"
+                 "`a` {source_null:?变空|不变空}。",
        expect={"compiled": False, "error": "use of deleted function", "allocations": 0, "same_object": True,
                "source_null": True})
 def _(ctx):
@@ -139,8 +139,8 @@ def _(ctx):
 
 @claim("sp.shared-from-this", question=Q, needs=["g++"],
        statement="对象要把“自己”交给别人共享时，继承 `enable_shared_from_this` 并调用 `shared_from_this()`：它加入已有的控制块"
-                 "（同一个控制块：{same_block}，`use_count` 变成 {use_count}），而不是再造一个；对不归任何 `shared_ptr` "
-                 "管理的对象调用它，C++17 起抛出 `std::bad_weak_ptr`（{threw}）。",
+                 "（{same_block:?同一个控制块|另一个控制块}，`use_count` 变成 {use_count}），而不是再造一个；对不归任何 `shared_ptr` "
+                 "管理的对象调用它，C++17 起{threw:?抛出|不抛出} `std::bad_weak_ptr`。",
        expect={"same_block": True, "use_count": 2, "threw": True})
 def _(ctx):
     v, _ = build_run(ctx, "from_this.cpp")

@@ -16,8 +16,8 @@ Q = "smart-pointers"
 @claim("sp.refcount-single-threaded", question=Q, kind="perf", needs=["g++", "glibc"], timeout=120,
        statement="按值传递 `shared_ptr`，每次调用都要把计数加一、再减一。本机上，进程还没有第二个线程时每次调用 "
                  "{times.value_before:time}，创建并 join 过一个线程之后变成 {times.value_after:time}，慢了 {slowdown:x}。"
-                 "原因在 libstdc++：glibc 的 `__libc_single_threaded` 为真（{single_before}）时计数用普通的加减，"
-                 "有过第二个线程之后（{single_after}）改用原子的读-改-写，而且不再改回来。按 `const&` 传递不碰计数，"
+                 "原因在 libstdc++：第二个线程出现之前 glibc 的 `__libc_single_threaded` {single_before:?为真|为假}，计数用普通的加减；"
+                 "有过第二个线程之后它{single_after:?仍为真|变为假}，计数改用原子的读-改-写，而且不再改回来。按 `const&` 传递不碰计数，"
                  "前后都是 {times.ref_after:time}。",
        expect={"single_before": True, "single_after": False, "slowdown": {">=": 1.5}, "value_over_ref": {">=": 2},
                "use_count": 1})

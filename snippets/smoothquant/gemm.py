@@ -11,7 +11,7 @@ Q = "smoothquant"
 
 @claim("sq.int-mm-factor", question=Q,
        statement="int8 矩阵乘在 int32 里累加，结果是精确的：`torch._int_mm` 对 {x_shape} 和 {w_shape} 的 int8 矩阵算出的结果是 {dtype}，"
-                 "与 int64 参考逐元素相等（{exact}）。per-token 的激活 scale `s_x[i]` 和 per-output-channel 的权重 scale "
+                 "{exact:?与 int64 参考逐元素相等|与 int64 参考不全相等}。per-token 的激活 scale `s_x[i]` 和 per-output-channel 的权重 scale "
                  "`s_w[j]` 都不随求和下标 k 变，可以提到求和号外：整数结果乘上 `s_x[i]·s_w[j]`，与先反量化再做 float64 "
                  "矩阵乘的结果相对差 {factor_rel:.1e}。int8 的每个元素占 {int8_bytes:bytes}，是 FP16（{fp16_bytes:bytes}）的一半。",
        expect={"dtype": "torch.int32", "exact": True, "factor_rel": {"<": 1e-12}, "int8_bytes": 1, "fp16_bytes": 2})
@@ -58,10 +58,11 @@ def _(ctx):
 
 
 @claim("sq.cuda-int8-faster", question=Q, kind="perf", needs=["cuda"], timeout=120,
-       statement="W8A8 的速度来自 int8 的 GEMM 硬件：GPU 上 {m}×{k}×{n} 的 `torch._int_mm`（int8 输入、int32 输出）耗时 "
+       statement="W8A8 的速度来自 int8 的 GEMM 硬件：GPU 上 {=4096}×{=4096}×{=4096} 的 `torch._int_mm`（int8 输入、int32 输出）耗时 "
                  "{times.int8:time}，同形状的 FP16 矩阵乘 {times.fp16:time}，快 {speedup:x}。",
        expect={"speedup": {">": 1.0}})
 def _(ctx):
+    """GPU 上 4096×4096×4096 的 int8 `torch._int_mm`（int32 输出）与同形状 FP16 矩阵乘的耗时。"""
     m = k = n = 4096
     a8 = torch.randint(-127, 128, (m, k), dtype=torch.int8, device="cuda")
     b8 = torch.randint(-127, 128, (n, k), dtype=torch.int8, device="cuda").t()  # column-major, as a weight is used

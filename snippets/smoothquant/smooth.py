@@ -75,8 +75,8 @@ def _(ctx):
 @claim("sq.alpha-one-moves-outliers", question=Q,
        statement="α = 1 时 `s_j = max|X_j|`，平滑后激活每个通道的最大值都是 1（各通道最大值的极差 {act_spread:.1e}），"
                  "离群值原样搬进了权重：权重最大列与中位列的幅值比从 {w_before:.2f} 变成 {w_after:.0f}。这时权重按输出通道量化，"
-                 "每一行都带着那几列离群值，处境和不平滑时按 token 量化的激活相同：per-token 的 W8A8 误差 {a100:pct}，"
-                 "和不平滑的 {none:pct} 几乎相同（比值 {vs_none:.2f}），是 α = 0.5 时的 {vs_half:x}。",
+                 "每一行都带着那几列离群值，处境和不平滑时按 token 量化的激活相同：per-token 的 W8A8 误差是不平滑时的 "
+                 "{vs_none:.2f} 倍，几乎没变，是 α = 0.5 时的 {vs_half:x}。",
        expect={"act_spread": {"<": 1e-12}, "w_after_vs_before": {">": 10}, "vs_none": {"between": [0.8, 1.25]},
                "vs_half": {">": 3}})
 def _(ctx):
@@ -97,7 +97,7 @@ def _(ctx):
 @claim("sq.fold-into-norm", question=Q,
        statement="`s` 不需要在推理时多做一次除法，而是离线折进前一层的参数：LayerNorm 的 `weight` 和 `bias` 都除以 `s`、"
                  "后面 Linear 的 `weight` 各列乘以 `s`，LN → Linear 的输出与原来最大相对差 {ln_diff:.1e}（float32）；"
-                 "RMSNorm 没有 bias，只改 `weight`，相对差 {rms_diff:.1e}。模块和前向调用的算子都没变（{same_ops}），"
+                 "RMSNorm 没有 bias，只改 `weight`，相对差 {rms_diff:.1e}。前向调用的算子{same_ops:?一个没变|变了}，"
                  "改的只是参数值。",
        expect={"ln_diff": {"<": 1e-5}, "rms_diff": {"<": 1e-5}, "same_ops": True})
 def _(ctx):

@@ -77,7 +77,7 @@ def _(ctx):
 
 
 @claim("softmax.sdpa-doc-reference-nan", question=Q,
-       statement="SDPA 文档给出的参考实现（把 mask 为 False 的位置加上 `-inf`，再 softmax）对同一行给出 NaN（{reference_row_nan}），"
+       statement="SDPA 文档给出的参考实现（把 mask 为 False 的位置加上 `-inf`，再 softmax）对同一行{reference_row_nan:?给出 NaN|给出的不是 NaN}，"
                  "其余各行与 SDPA 最多差 {other_rows_diff:.1e}：全被 mask 的行输出什么，文档没有规定，换一个后端或版本可能不同，"
                  "自己的代码不要依赖它。",
        expect={"reference_row_nan": True, "other_rows_diff": {"<": 1e-5}})
@@ -96,8 +96,8 @@ def _(ctx):
 
 @claim("softmax.sdpa-masked-row", question=Q,
        statement="`scaled_dot_product_attention` 的实现在这里输出 0：在 CPU 上给它一个第 1 行全为 False 的布尔 "
-                 "mask，默认选中的融合 kernel（{kernel}）和 math 后端输出的这一行都是全 0（{flash_row_zero}、"
-                 "{math_row_zero}），其余各行与手写 attention 最多差 {other_rows_diff:.1e}。这是 torch 2.5 起 math 与 CPU flash 实现的行为，"
+                 "mask，默认选中的融合 kernel（{kernel}）输出的这一行{flash_row_zero:?全是 0|不全是 0}，"
+                 "math 后端{math_row_zero:?也全是 0|却不全是 0}，其余各行与手写 attention 最多差 {other_rows_diff:.1e}。这是 torch 2.5 起 math 与 CPU flash 实现的行为，"
                  "不是文档写下的规则。",
        expect={"kernel": "aten::_scaled_dot_product_flash_attention_for_cpu", "flash_row_zero": True,
                "math_row_zero": True, "other_rows_diff": {"<": 1e-5}, "any_nan": False})
@@ -122,7 +122,7 @@ def _(ctx):
        statement="融合 kernel 里的 online softmax 要为此设防：最大值仍是 `-inf` 时不拿它做减数，最后 `l` 为 0 的行把 "
                  "`l` 当 1。加上这两处判断，手写的 online softmax 对全被 mask 的行输出 {guarded_row}，"
                  "整个 attention 的输出与 SDPA 相同（最大差 {vs_sdpa:.1e}）；没被 mask 的行不受这两处判断影响"
-                 "（与不设防的版本完全相等：{unmasked_unchanged}）。",
+                 "（与不设防的版本{unmasked_unchanged:?逐位相等|并不相等}）。",
        expect={"guarded_row": [0.0, 0.0, 0.0, 0.0], "vs_sdpa": {"<": 1e-5}, "unmasked_unchanged": True})
 def _(ctx):
     q, k, v, keep = _qkv_and_mask("cpu")  # compared with the CPU kernel of softmax.sdpa-masked-row

@@ -63,9 +63,9 @@ def _rows():
 
 
 @claim("online-softmax.one-pass-state", question=Q,
-       statement="online softmax 只读一遍输入就得到两个数：按 {block} 个一块扫过长 {n} 的行，维护当前最大值 `m` "
+       statement="online softmax 只读一遍输入就得到两个数：按 {=128} 个一块扫过长 {=4096} 的行，维护当前最大值 `m` "
                  "和以 `m` 为基准的和 `l`，每遇到更大的最大值就把旧的 `l` 乘上 `exp(m_old - m_new)`。扫完后 `m` "
-                 "与 `x.max()` 完全相等（{m_exact}），`m + log(l)` 与 `torch.logsumexp` 最多差 {lse_diff:.1e}，"
+                 "与 `x.max()` {m_exact:?完全相等|并不相等}，`m + log(l)` 与 `torch.logsumexp` 最多差 {lse_diff:.1e}，"
                  "再用 `exp(x - m) / l` 写出的概率与 `torch.softmax` 最多差 {prob_diff:.1e}。",
        expect={"m_exact": True, "lse_diff": {"<": 1e-5}, "prob_diff": {"<": 1e-6}})
 def _(ctx):
@@ -78,7 +78,7 @@ def _(ctx):
 
 
 @claim("online-softmax.block-size", question=Q,
-       statement="块多大都不影响结果：块大小取 {blocks} 时，`m` 全都相同（{m_identical}），`l` 之间的最大相对差是 "
+       statement="块多大都不影响结果：块大小取 {=1、7、128、4096} 时，`m` {m_identical:?全都相同|并不都相同}，`l` 之间的最大相对差是 "
                  "{l_rel_diff:.1e}，只差浮点舍入；块大小为 1 就是逐元素的流式写法。",
        expect={"m_identical": True, "l_rel_diff": {"<": 1e-5}})
 def _(ctx):
@@ -92,8 +92,8 @@ def _(ctx):
 
 @claim("online-softmax.merge", question=Q,
        statement="两段各自算出的 `(m, l)` 可以合并：`m = max(m1, m2)`，`l = l1·exp(m1 - m) + l2·exp(m2 - m)`。"
-                 "把一行切成 {parts} 段分别求状态，顺序合并、两两树形合并、倒序合并得到的 `m` 都和整行一次算的相同"
-                 "（{m_same}），`l` 与整行的最大相对差是 {l_rel_diff:.1e}；这就是 split-K、Flash-Decoding "
+                 "把一行切成 {=8} 段分别求状态，顺序合并、两两树形合并、倒序合并得到的 `m` "
+                 "{m_same:?都和整行一次算的相同|与整行一次算的不同}，`l` 与整行的最大相对差是 {l_rel_diff:.1e}；这就是 split-K、Flash-Decoding "
                  "能把一行的 KV 分给多个线程块并行、最后再归并的依据。",
        expect={"m_same": True, "l_rel_diff": {"<": 1e-5}})
 def _(ctx):
@@ -117,7 +117,7 @@ def _(ctx):
 
 @claim("online-softmax.missing-rescale", question=Q,
        statement="漏掉 `exp(m_old - m_new)` 这个修正因子是手写时最常见的错，而且很难测出来：最大值落在第一块时，"
-                 "后面的块不会改变 `m`，漏了修正的 `l` 与正确的 `l` 完全相等（{same_when_max_first}）；把同一行倒过来、"
+                 "后面的块不会改变 `m`，漏了修正的 `l` 与正确的 `l` {same_when_max_first:?完全相等|并不相等}；把同一行倒过来、"
                  "让最大值出现在最后一块，漏了修正的 `l` 是正确值的 {l_ratio:x}，最大那一项的概率从 {p_good:.3f} "
                  "变成 {p_bad:.3f}。",
        expect={"same_when_max_first": True, "l_ratio": {">": 2}, "p_good": {">": 0.99}, "p_bad": {"<": 0.5}})
@@ -137,7 +137,7 @@ def _(ctx):
        statement="数一数读了几遍输入（按块读，每块计数）：safe softmax 先求最大值、再求和、再写结果，读 {passes.safe} 遍；"
                  "online softmax 把前两遍合成一遍，但要写出归一化的概率还得再读一遍，共 {passes.online} 遍；"
                  "只有在 attention 里把概率直接乘上 V 累加（输出也随最大值修正），才是 {passes.online_times_v} 遍，"
-                 "最后对累加结果除一次 `l`。三种写法的结果一致（{same}）。",
+                 "最后对累加结果除一次 `l`。三种写法的结果{same:?一致|不一致}。",
        expect={"passes": {"safe": 3, "online": 2, "online_times_v": 1}, "same": True})
 def _(ctx):
     g = torch.Generator().manual_seed(1)

@@ -43,7 +43,7 @@ def _(ctx):
 @claim("softmax.half-limit", question=Q,
        statement="半精度更早溢出：FP16 的 `exp` 在输入超过 {fp16_limit:.2f} 时就是 `inf`，"
                  "所以 FP16 的 logits {logits} 直接按公式算得到 {naive}；BF16 的指数位和 FP32 一样多，上限是 "
-                 "{bf16_limit:.2f}，和 FP32 的 {fp32_limit:.2f} 几乎相同。",
+                 "{bf16_limit:.2f}，和 FP32 几乎相同。",
        expect={"fp16_limit": {"approx": [11.09, 1e-3]}, "bf16_limit": {"approx": [88.72, 1e-3]},
                "naive": [0.0, 0.0, "nan"], "safe_finite": True})
 def _(ctx):
@@ -56,7 +56,7 @@ def _(ctx):
 
 
 @claim("softmax.naive-underflows", question=Q,
-       statement="反方向也会出错：一行 logits 全都很负时（{logits}），每个 `exp` 都下溢成 {exp_values}，"
+       statement="反方向也会出错：一行 logits 全都很负时，例如 {logits}，每个 `exp` 都下溢成 {exp_values}，"
                  "按公式算是 0/0，结果是 {naive}；减掉最大值后最大的一项是 `exp(0) = 1`，分母至少为 1，"
                  "得到 {safe}，正是 `softmax([0, -1, -2])`。",
        expect={"exp_values": [0.0, 0.0, 0.0], "naive": ["nan", "nan", "nan"],

@@ -58,7 +58,7 @@ def _(ctx):
     "tgemm.tensor-core-vs-fp32-spec",
     question=Q,
     statement="规格表里 H100 SXM 的 dense bf16 Tensor Core 峰值是 CUDA core fp32 峰值的 {bf16_over_fp32:.1f} 倍，"
-              "TF32 Tensor Core 是 {tf32_over_fp32:.1f} 倍；H200 SXM 的这两项与 H100 SXM 相同。",
+              "TF32 Tensor Core 是 {tf32_over_fp32:.1f} 倍；H200 SXM 的 bf16 Tensor Core 与 fp32 峰值{h200_same:?都与 H100 SXM 相同|与 H100 SXM 不同}。",
     expect={"bf16_over_fp32": {">": 10}, "h200_same": True},
 )
 def _(ctx):

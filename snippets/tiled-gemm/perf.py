@@ -16,12 +16,13 @@ N = 4096
     question=Q,
     needs=["cuda"],
     kind="perf",
-    statement="在 GPU 上（为 H200 录制而写：预期 bf16 比 fp32 快一个数量级，断言只取一个保守的下限）：{n}³ 的 `torch.matmul`，"
+    statement="在 GPU 上（为 H200 录制而写：预期 bf16 比 fp32 快一个数量级，断言只取一个保守的下限）：{=4096}³ 的 `torch.matmul`，"
               "bf16（Tensor Core）{timings.bf16}，关掉 TF32 的 fp32（CUDA core）{timings.fp32}，快 {ratio:x}；"
               "bf16 跑出 {bf16_tflops:.0f} TFLOP/s，fp32 {fp32_tflops:.1f} TFLOP/s（这台机器上的观测值）。",
     expect={"ratio": {">": 4}, "tf32_restored": True, "fp32_close": True},
 )
 def _(ctx):
+    """4096³ 的 `torch.matmul`：bf16（Tensor Core）与关掉 TF32 的 fp32（CUDA core）的耗时之比和 TFLOP/s。"""
     g = torch.Generator(device="cuda").manual_seed(0)
     a32 = torch.randn(N, N, device="cuda", generator=g)
     b32 = torch.randn(N, N, device="cuda", generator=g)
