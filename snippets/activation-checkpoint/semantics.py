@@ -26,8 +26,8 @@ def _grads(block, x, run):
 
 
 @claim("ckpt.same-gradients", question=Q,
-       statement="检查点不改变结果：块里有 Dropout 时，非重入式和重入式检查点算出的梯度都和不做检查点逐位相同"
-                 "（`torch.equal` 为 {equal_nonreentrant} 和 {equal_reentrant}），因为它在前向时记下 RNG 状态、重算前恢复，"
+       statement="检查点不改变结果：块里有 Dropout 时，非重入式检查点算出的梯度和不做检查点{equal_nonreentrant:?逐位相同|不同}，"
+                 "重入式{equal_reentrant:?也逐位相同|却不同}（`torch.equal`），因为它在前向时记下 RNG 状态、重算前恢复，"
                  "两次得到同一个 Dropout 掩码；传 `preserve_rng_state=False` 关掉这一步，梯度就不同了（最大差 {max_diff_no_rng:.3g}）。",
        expect={"equal_nonreentrant": True, "equal_reentrant": True, "equal_no_rng": False})
 def _(ctx):
@@ -43,8 +43,8 @@ def _(ctx):
 
 @claim("ckpt.reentrant-frozen-input", question=Q,
        statement="重入式检查点的输入都不需要梯度时（比如冻结的 embedding 输出），它发出警告（“{warning}”），"
-                 "输出的 `requires_grad` 是 {reentrant_requires_grad}，块里的权重拿不到梯度；非重入式照常求出权重梯度"
-                 "（`weight.grad` 存在：{nonreentrant_has_grad}）。",
+                 "输出{reentrant_requires_grad:?仍然需要梯度|不需要梯度（requires_grad 为假）}，块里的权重拿不到梯度；"
+                 "非重入式照常求出权重梯度（`weight.grad` {nonreentrant_has_grad:?存在|不存在}）。",
        expect={"warning": {"contains": "None of the inputs have requires_grad=True"},
                "reentrant_requires_grad": False, "nonreentrant_has_grad": True})
 def _(ctx):
@@ -74,9 +74,9 @@ def _(ctx):
 
 
 @claim("ckpt.default-still-reentrant", question=Q,
-       statement="不传 `use_reentrant` 时，torch {version} 仍然只是警告（警告里说“Starting in PyTorch 2.9, calling "
+       statement="运行起来也是这样：不传 `use_reentrant` 时只有警告（警告里说“Starting in PyTorch 2.9, calling "
                  "checkpoint without use_reentrant will raise an exception”，并没有兑现），然后用的是重入式："
-                 "输出的 `grad_fn` 是 `{grad_fn}`。",
+                 "输出的 `grad_fn` 是 {grad_fn}。",
        expect={"raised": False, "warned": True, "grad_fn": "CheckpointFunctionBackward"})
 def _(ctx):
     lin = nn.Linear(16, 16).to(ctx.device)

@@ -11,7 +11,7 @@ MiB = 1024 * 1024
 
 
 @claim("ddp.bucket-assignment", question=Q,
-       statement="分桶只看大小、dtype 和顺序：按就绪顺序排好的张量，上限为 {first_cap:bytes} 和 {cap:bytes} 时，"
+       statement="分桶只看大小、dtype 和顺序：按就绪顺序排好的张量，上限取 DDP 的两个默认值时，"
                  "桶 0 是张量 {buckets.0}（{bytes.0:bytes}，装进越过上限的那个才关上）；唯一的 fp16 张量 {fp16_index} "
                  "单独成桶 {fp16_bucket}，桶从不混装 dtype；一个 {big_bytes:bytes} 的张量在上限只有 {small_cap:bytes} "
                  "时也整个放进一个桶（{big_n_buckets} 个桶），张量从不被拆开。",

@@ -151,7 +151,7 @@ def _(ctx):
 
 @claim("ddp.find-unused-buckets-early", question=Q, timeout=150,
        statement="构造时就分桶的只有 `find_unused_parameters=True`：同一个 MLP 这样包装，第一次反向就有 {n_buckets} 个桶。"
-                 "它们是按参数注册的顺序切的，上限 {first_cap:bytes} 的小桶给了最先注册的 {b1_params}（{b1_bytes:bytes}），"
+                 "它们是按参数注册的顺序切的，第一个桶的小上限给了最先注册的 {b1_params}（{b1_bytes:bytes}），"
                  "再把桶的次序倒过来，于是先归约的桶 0 是 {b0_params}（{b0_bytes:bytes}），小桶排在最后。"
                  "默认的 `False`（以及 `static_graph=True`）在构造时把上限设成 `sys.maxsize`，全部参数进一个桶。",
        expect={"n_buckets": 2, "b0_params": ["2.bias", "4.weight", "4.bias", "6.weight", "6.bias"], "b0_bytes": 1073192,
@@ -253,7 +253,7 @@ def _(ctx):
 
 @claim("ddp.no-sync", question=Q, timeout=150,
        statement="梯度累积用 `no_sync()`：在它里面连续做两次反向，通信钩子被调用 {calls_inside} 次，两个 rank 的梯度"
-                 "各是各的（相同：{same_inside}）；退出后再做一次反向，钩子被调用 {calls_after} 次（每个桶一次），"
+                 "{same_inside:?却相同|各是各的}；退出后再做一次反向，钩子被调用 {calls_after} 次（每个桶一次），"
                  "同步后的梯度与两个 rank 各自三个微批梯度之和的平均逐位相等（最大差 {max_diff}）。",
        expect={"calls_inside": 0, "same_inside": False, "calls_after": 2, "max_diff": 0.0})
 def _(ctx):

@@ -134,9 +134,9 @@ def rank_sync(rank, store, outdir):
 # --- claims ---------------------------------------------------------------------------------------
 
 @claim("ddp.init-broadcast", question=Q, timeout=150,
-       statement="两个 rank 用不同的随机种子初始化同一个网络，包装前参数不同（rank 0 与 rank 1 相同：{equal_before}）；"
+       statement="两个 rank 用不同的随机种子初始化同一个网络，包装前参数{equal_before:?竟然相同|各不相同}；"
                  "构造 `DistributedDataParallel` 时 rank 0 的参数被广播出去，包装后 rank 1 的参数与 rank 0 "
-                 "完全相同（{equal_after}），rank 0 自己的参数不变（被改动：{rank0_changed}）。",
+                 "{equal_after:?完全相同|仍不相同}，rank 0 自己的参数{rank0_changed:?被改动了|不变}。",
        expect={"equal_before": False, "equal_after": True, "rank0_changed": False, "rank1_changed": True})
 def _(ctx):
     r0, r1 = run_ranks(rank_sync, ctx)
@@ -155,7 +155,7 @@ def _(ctx):
 
 
 @claim("ddp.grads-averaged", question=Q, timeout=150,
-       statement="反向之后两个 rank 的梯度逐位相同（{ranks_identical}），等于两个 rank 各自本地梯度的平均"
+       statement="反向之后两个 rank 的梯度{ranks_identical:?逐位相同|不同}，等于两个 rank 各自本地梯度的平均"
                  "（最大差 {grad_vs_mean}），和本 rank 自己的梯度则不同（最大差 {grad_vs_local:.2f}）。",
        expect={"ranks_identical": True, "grad_vs_mean": 0.0, "grad_vs_local": {">": 0.01}})
 def _(ctx):
@@ -176,8 +176,8 @@ def _(ctx):
 
 
 @claim("ddp.buffers-from-rank0", question=Q, timeout=150,
-       statement="缓冲区不求平均，而是每次前向开始时从 rank 0 广播：第一步之后两个 rank 的 `running_mean` 各不相同"
-                 "（相同：{same_after_first}）；第二步之后，rank 1 的 `running_mean` 等于从 rank 0 上一步的值出发、"
+       statement="缓冲区不求平均，而是每次前向开始时从 rank 0 广播：第一步之后两个 rank 的 `running_mean` "
+                 "{same_after_first:?相同|各不相同}；第二步之后，rank 1 的 `running_mean` 等于从 rank 0 上一步的值出发、"
                  "再用 rank 1 这一批更新一次的结果（最大差 {from_rank0:.1e}），而不是从它自己上一步的值出发"
                  "（最大差 {from_own:.2f}）：rank 1 自己更新的那部分被覆盖了。",
        expect={"same_after_first": False, "from_rank0": {"<": 1e-6}, "from_own": {">": 0.01}})

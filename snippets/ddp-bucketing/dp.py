@@ -18,9 +18,8 @@ Q = "ddp-bucketing"
        statement="`DataParallel.forward` 每调用一次，就依次执行 {order}：把两台设备的 `device_ids` 和四个 GPU 步骤换成 "
                  "CPU 上的替身，运行真的 `forward` 两次，`replicate` 被调用 {n_replicate} 次、每次复制出 "
                  "{replicas_per_call} 个模型副本，输出在 `gather` 里拼回一处（形状 {out_shape}）。已安装的 torch 里，"
-                 "`parallel_apply` 为每个副本起一个 `threading.Thread`（{uses_threads}），`replicate` 所用的 "
-                 "`Broadcast` 在反向里调用 `ReduceAddCoalesced`，把各副本的梯度加回 `device_ids[0]` 上的原模型"
-                 "（{reduces_back}）。",
+                 "`parallel_apply` 为每个副本{uses_threads:?起一个|不起} `threading.Thread`，`replicate` 所用的 "
+                 "`Broadcast` 在反向里{reduces_back:?调用|不调用} `ReduceAddCoalesced`，把各副本的梯度加回 `device_ids[0]` 上的原模型。",
        expect={"order": ["scatter", "replicate", "parallel_apply", "gather"], "n_replicate": 2,
                "replicas_per_call": 2, "out_shape": [8, 4], "uses_threads": True, "reduces_back": True,
                "same_as_module": True})
@@ -64,9 +63,10 @@ def _(ctx):
 
 @claim("dp.single-gpu-no-copies", question=Q, needs=["cuda"],
        statement="只有一张卡时 `DataParallel(model, device_ids=[0])` 不复制模型：forward 里 `replicate` 被调用 "
-                 "{n_replicate} 次，输出和直接调用 `model` 相同（{same}），它只是把模型搬到了 {device}。",
+                 "{n_replicate} 次，输出和直接调用 `model` {same:?相同|不同}，它只是把模型搬到了 {device}。",
        expect={"n_replicate": 0, "same": True, "device": "cuda:0"})
 def _(ctx):
+    """一张 GPU 上 DataParallel(device_ids=[0]) 包一个 Linear(16, 4)：forward 里 replicate 被调用的次数，输出是否与直接调用相同。"""
     model = nn.Linear(16, 4)
     dp = nn.DataParallel(model, device_ids=[0])
     count = []

@@ -91,8 +91,8 @@ def _which_step(opt):
 
 
 @claim("trainmem.cpu-default-forloop", question=Q,
-       statement="不指定实现时，`AdamW` 按参数所在的设备选：参数在 CPU 上时，`step()` 调用的是 `{impl}`，即逐个参数的 "
-                 "for-loop（`_default_to_fused_or_foreach` 给出 foreach={cpu_foreach}）。fused 要自己传 `fused=True`，"
+       statement="不指定实现时，`AdamW` 按参数所在的设备选：参数在 CPU 上时，`step()` 调用的是 {impl}，即逐个参数的 "
+                 "for-loop（`_default_to_fused_or_foreach` {cpu_foreach:?选了|没有选} foreach）。fused 要自己传 `fused=True`，"
                  "在哪个设备上都不是默认（源码注释说要先给它时间“bake-in”）。",
        expect={"impl": "_single_tensor_adam", "cpu_foreach": False, "cpu_fused": False})
 def _(ctx):
@@ -105,10 +105,11 @@ def _(ctx):
 
 
 @claim("trainmem.cuda-default-foreach", question=Q, needs=["cuda"],
-       statement="参数在 GPU 上时默认是 foreach：`AdamW(params)` 的 `step()` 调用 `{impl}`，第二次 `step()` 让 "
+       statement="参数在 GPU 上时默认是 foreach：`AdamW(params)` 的 `step()` 调用 {impl}，第二次 `step()` 让 "
                  "`max_memory_allocated` 比 step 前高出 {temp:bytes}，是全部参数所占字节的 {temp_vs_params:.3f} 倍。",
        expect={"impl": "_multi_tensor_adam", "temp_vs_params": {"between": [1.0, 1.01]}})
 def _(ctx):
+    """CUDA 上 8 个 1024×1024 的 fp32 Linear：AdamW 默认实现的名字，以及第二次 step() 的临时显存与参数字节之比。"""
     torch.manual_seed(0)
     model = nn.Sequential(*[nn.Linear(1024, 1024, bias=False) for _ in range(8)]).cuda()  # 8 x 4 MiB
     params = list(model.parameters())

@@ -133,9 +133,9 @@ def _gib(r, *keys):
 
 
 @claim("trainmem.textbook-accounting", question=Q,
-       statement="面经里的算法来自 ZeRO 论文对 Megatron 式混合精度的记账：fp16 参数 {b.fp16_param}、fp16 梯度 {b.fp16_grad}、"
-                 "fp32 主权重 {b.master}、Adam 的 `m` {b.m}、`v` {b.v}，每参数共 {per_param_bytes:bytes}；"
-                 "名义上的 {=7B}（7×10⁹）个参数乘出来是 {nominal_gb:.0f} GB，漏掉主权重就是 {without_master_gb:.0f} GB。",
+       statement="面经里的算法来自 ZeRO 论文对 Megatron 式混合精度的记账：每个参数 fp16 参数 {b.fp16_param}、fp16 梯度 "
+                 "{b.fp16_grad}、fp32 主权重 {b.master}、Adam 的 `m` {b.m}、`v` {b.v} 字节，相加就是上面每个参数的字节总数，"
+                 "再乘名义上的 {=7B}（7×10⁹）个参数；漏掉主权重就是 {without_master_gb:.0f} GB。",
        expect={"per_param_bytes": 16, "nominal_gb": 112.0, "without_master_gb": 84.0})
 def _(ctx):
     half, full = torch.empty((), dtype=torch.float16).element_size(), torch.empty((), dtype=torch.float32).element_size()
@@ -147,7 +147,7 @@ def _(ctx):
 @claim("trainmem.meta-count", question=Q,
        statement="在 `meta` 设备上按 Llama-2-7B 的形状（{=32 层、宽 4096、SwiGLU 的 FFN 11008、词表 32000，输入输出 embedding 不共享}）"
                  "搭出模型：参数共 {n_params:int} 个，存成 fp32 是 {fp32_bytes:bytes}；这些参数只有形状没有数据"
-                 "（`device` 是 `{device}`，`data_ptr()` 全为 {data_ptr}），所以这一步不分配内存。",
+                 "（`device` 是 {device}，`data_ptr()` 全为 {data_ptr}），所以这一步不分配内存。",
        expect={"n_params": 6738415616, "fp32_bytes": 26953662464, "device": "meta", "data_ptr": 0})
 def _(ctx):
     with torch.device("meta"):
@@ -224,7 +224,7 @@ def _(ctx):
 @claim("trainmem.7b-activations", question=Q,
        statement="激活（前向为反向留下的其余张量，含 logits 和损失）在 batch {=1}、序列 {=2048} 时是 {activations:bytes}，"
                  "每个 token {per_token:bytes}。它和 token 数成正比：单独数一层，序列 {=1024}、{=2048}、{=4096} 的激活是 "
-                 "{layer.1024:bytes}、{layer.2048:bytes}、{layer.4096:bytes}：CPU 上的 SDPA 选的是 flash 实现（`{sdpa_op}`），"
+                 "{layer.1024:bytes}、{layer.2048:bytes}、{layer.4096:bytes}：CPU 上的 SDPA 选的是 flash 实现（{sdpa_op}），"
                  "不保存 {=T×T} 的注意力矩阵。",
        expect={"layer_ratio": [1.0, 2.0, 4.0], "sdpa_op": "aten._scaled_dot_product_flash_attention_for_cpu.default"})
 def _(ctx):

@@ -88,7 +88,7 @@ def rank_zero1(rank, store, outdir):
 @claim("zero1.state-sharded", question=Q, timeout=150,
        statement="ZeRO-1 只切优化器状态：`ZeroRedundancyOptimizer` 包着 Adam、模型包在 DDP 里，两个 rank 的 Adam 状态各是 "
                  "{state.0:bytes} 和 {state.1:bytes}，加起来正好是普通 Adam 在每个 rank 上都要存的 {full:bytes}；"
-                 "参数（每个 rank {param_bytes:bytes}）和梯度（完整形状：{grads_full}）仍是每个 rank 一整份。",
+                 "参数（每个 rank {param_bytes:bytes}）和梯度仍是每个 rank 一整份（梯度{grads_full:?都是参数的完整形状|并非都是完整形状}）。",
        expect={"sum_equals_full": True, "full": 308776, "param_bytes": 154388, "grads_full": True})
 def _(ctx):
     r = run_ranks(rank_zero1, ctx)
@@ -114,7 +114,7 @@ def _(ctx):
 
 
 @claim("zero1.same-update", question=Q, timeout=150,
-       statement="切分不改变结果：三步之后，两个 rank 的参数逐位相同（{ranks_equal}），和每个 rank 都存全部 Adam 状态的 DDP "
+       statement="切分不改变结果：三步之后，两个 rank 的参数{ranks_equal:?逐位相同|并不相同}，和每个 rank 都存全部 Adam 状态的 DDP "
                  "训练结果相比，最大差 {vs_ddp_adam}。",
        expect={"ranks_equal": True, "vs_ddp_adam": 0.0})
 def _(ctx):

@@ -158,7 +158,7 @@ def _(ctx):
 
 @claim("fsdp.grads-and-state-sharded", question=Q, timeout=150,
        statement="梯度和优化器状态跟着参数切：反向之后 `0.weight.grad` 也是 DTensor，本地形状 {emb_grad_local}；"
-                 "Adam 的 `exp_avg` 是 DTensor（{state_is_dtensor}）。每个 rank 常驻的参数、梯度、Adam 状态合计 "
+                 "Adam 的 `exp_avg` {state_is_dtensor:?也是 DTensor|不是 DTensor}。每个 rank 常驻的参数、梯度、Adam 状态合计 "
                  "{fsdp_total.0:bytes} 和 {fsdp_total.1:bytes}，DDP 的每个 rank 是 {ddp_total:bytes}，两者之比 "
                  "{share0:pct}：按行切的分片几乎均匀。",
        expect={"emb_grad_local": [500, 32], "grad_type": "DTensor", "state_is_dtensor": True, "ddp_total": 617552,
@@ -216,7 +216,7 @@ def _(ctx):
        statement="两者的差别在显存：ZeRO-3 前向时每一层进入前只有它自己持有完整参数（各层进入时持有完整参数的层数依次是 "
                  "{zero3_during}），前向结束时一层也没有（{zero3_after}）；ZeRO-2 的完整参数一层层累积，前向结束时 "
                  "{zero2_after} 层全都在，一直留到反向用完；反向结束后两者都切回分片（持有完整参数的层数 "
-                 "{zero2_after_backward}，参数都是 DTensor：{sharded_after_step}）。",
+                 "{zero2_after_backward}，参数{sharded_after_step:?全是|并非全是} DTensor）。",
        expect={"zero3_during": [1, 1, 1, 1], "zero3_after": 0, "zero2_during": [1, 2, 3, 4], "zero2_after": 4,
                "zero2_after_backward": 0, "zero3_after_backward": 0, "sharded_after_step": True})
 def _(ctx):
@@ -243,7 +243,7 @@ def _(ctx):
 
 @claim("collective.allreduce-is-rs-ag", question=Q, timeout=150,
        statement="all-reduce 可以拆成两步：每个 rank 先 reduce-scatter 得到 {shard_numel} 个元素的分片（归约好的 1/N），"
-                 "再 all-gather 拼回完整张量，结果和直接 all-reduce 逐位相同（{equal}）。ZeRO 省显存的办法就是在两步之间"
+                 "再 all-gather 拼回完整张量，结果和直接 all-reduce {equal:?逐位相同|不同}。ZeRO 省显存的办法就是在两步之间"
                  "只保留自己那一片。",
        expect={"equal": True, "shard_numel": 512})
 def _(ctx):
