@@ -480,3 +480,11 @@ def test_a_bench_fence_without_gpu_results_says_it_needs_cuda(copy, monkeypatch)
     monkeypatch.setattr(settings_mod, "_site", Settings.for_root(copy))
     html = bench_fence_mod.bench_fence(f"{GROUP}\nneeds: cuda", "bench", "bench", {}, None)
     assert "需要 CUDA，构建机上未运行" in html and "vf-bench-device" not in html
+
+
+def test_a_value_inside_a_code_span_is_set_as_code(copy, monkeypatch):
+    """`{key}` in a statement: the code span holds the value, no literal backticks around it."""
+    sess = _session(copy, monkeypatch)
+    html = str(fences.statement_html(CPU, "`len(x)` 是 `{n}`，`a` 和 `b`。", sess))
+    assert "`" not in html and html.startswith('<code>len(x)</code> 是 <code><span class="vf-val'), html
+    assert html.endswith("</span></code>，<code>a</code> 和 <code>b</code>。"), html

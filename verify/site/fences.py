@@ -101,6 +101,8 @@ def _provenance(record: Evidence | None, sess: session.Session) -> list[tuple[st
 
 
 _CODE = re.compile(r"`([^`]+)`")
+_TICK = "\x00"  # a backtick of a statement while its pieces are put together
+_TICKED = re.compile("\x00([^\x00]+)\x00")
 
 
 def _text_html(text: str) -> str:
@@ -116,15 +118,16 @@ def statement_html(cid: str, statement: str, sess: session.Session) -> Markup:
     waiting = sess.outcome.waiting(cid)
     if waiting is not None:
         return Markup(render("waiting.html", where=waiting[0], what=Markup(_text_html(waiting[1]))))
-    parts = []
+    parts = []  # backticks kept as a mark until the end: a code span may hold a value (`{impl}`)
     for seg in binding.segments(statement):
         if isinstance(seg, str):
-            parts.append(_text_html(seg))
+            parts.append(str(escape(seg)).replace("`", _TICK))
         elif seg[0] == "=":
             parts.append(render("input.html", text=seg[1]))
         else:
             parts.append(value_html(binding.Ref(cid, seg[0], seg[1]), sess))
-    return Markup("".join(parts))
+    html = _TICKED.sub(lambda m: f"<code>{m.group(1)}</code>", "".join(parts))
+    return Markup(html.replace(_TICK, "`"))
 
 
 def _broken_snippet_naming(cid: str, reg: Any) -> Any:
