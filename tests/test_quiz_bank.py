@@ -50,7 +50,7 @@ def test_write_quiz_json(tmp_path):
     out = write_quiz_json(tmp_path / "docs", tmp_path / "site")
     assert out == tmp_path / "site" / "quiz.json"
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert len(data["questions"]) == 3 and data["version"] == 3 and data["drills"] == []
+    assert len(data["questions"]) == 3 and data["version"] == 4 and data["drills"] == []
 
 
 def _one(tmp_path, text: str, name: str = "bad-page") -> str:

@@ -379,3 +379,31 @@ def test_the_browser_suggests_as_the_terminal_on_the_inversion_set(page):
         points = bank.question(qid).key_points
         js = page.evaluate("([a, kp]) => window.__quiz.suggest(a, kp)", [answer, [p.to_json() for p in points]])
         assert js == [s.to_dict() for s in suggest(answer, points)], (qid, answer)
+
+
+def test_judge_items_in_the_browser_check_the_answer_as_the_terminal_does(page):
+    """判断与计算: 对 on a key point is right, 对 on its opposite is wrong; the same rule as the terminal's."""
+    from verify.quiz.objective import check  # noqa: PLC0415
+    from verify.quiz.schema import Objective  # noqa: PLC0415
+
+    items = json.loads(page.evaluate("document.getElementById('quiz-bank').textContent"))["objective"]
+    assert items and {o["kind"] for o in items} == {"judge"}  # the sample site has no calculators
+    page.get_by_role("tab", name="判断与计算").click()
+    page.locator("select[name=question]").select_option("expand-demo")
+    page.locator("input[name=n]").fill("3")
+    page.get_by_role("button", name="开始判断与计算").click()
+    mine = [o for o in items if o["question"] == "expand-demo"]
+    for _ in range(min(3, len(mine))):
+        prompt = page.locator(".quiz-prompt").inner_text().split("\n", 1)[1].strip()
+        item = next(o for o in mine if o["prompt"] == prompt)
+        page.get_by_role("button", name="对", exact=True).click()
+        verdict = page.get_by_test_id("verdict").inner_text()
+        assert verdict == ("✓ 对了" if item["answer"] else "✗ 不对")
+        assert check(Objective.from_json(item), "对") is (verdict == "✓ 对了")
+        page.locator(".quiz-rating button.suggested").click()
+    assert page.locator("h2").first.inner_text() == "本轮小结"
+    for answer in ("2.5", "2.52 GiB", "2.6", "", "1,280"):
+        js = page.evaluate("([o, a]) => window.__quiz.checkObjective(o, a)",
+                           [{"kind": "calc", "answer": 2.5, "tolerance": 0.01}, answer])
+        py = check(Objective(id="x", kind="calc", question="q", prompt="", answer=2.5, answer_text="", tolerance=0.01), answer)
+        assert js is py, answer

@@ -191,6 +191,29 @@ def drill(n: NOpt = 10, question: Annotated[str | None, typer.Option(help="只�
 
 
 @quiz_app.command()
+def objective(n: NOpt = 10, kind: Annotated[str | None, typer.Option(help="judge（判断题）或 calc（计算题）；默认混着练")] = None,
+              question: Annotated[str | None, typer.Option(help="只练这道题的")] = None,
+              tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOpt = False,  # noqa: B006
+              db: DbOpt = None, seed: SeedOpt = None, root: RootOpt = None, site_url: UrlOpt = None) -> None:
+    """判断与计算：判断题（考察点对、相反的说法错）和计算题（公式由论断核对过，参数每题不同），有唯一正确答案。"""
+    if kind not in (None, "judge", "calc"):
+        raise typer.BadParameter(f"应为 judge 或 calc，而不是 {kind!r}", param_hint="--kind")
+    span = _difficulty_range(difficulty)
+    bank = load_bank(settings_for(root), url=site_url)
+    pool = [o for o in bank.objective if (not kind or o.kind == kind) and (not question or o.question == question)]
+    if not pool:
+        _nothing(False)
+        return
+    store = practice.open_progress(db)
+    picked = practice.pick(pool, store, n, tag, span, due, seed)
+    if not picked:
+        store.close()
+        _nothing(due)
+        return
+    practice.objective(store, picked)
+
+
+@quiz_app.command()
 def stats(db: DbOpt = None, root: RootOpt = None) -> None:
     """复习进度：每道题的状态、下次复习时间与平均标为「说到了」的比例，以及预测输出练了多少。"""
     from rich.table import Table  # noqa: PLC0415

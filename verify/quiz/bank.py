@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from verify.core.pages import Page, PageError
 from verify.core.pages import parse as read_page
 from verify.quiz.claims import ClaimFacts
+from verify.quiz.objective import calculations, calculators, judgements
 from verify.quiz.reference import clean, plain_text
 from verify.quiz.schema import (  # noqa: F401  (outline and BankError are read from here too)
     BANK_VERSION,
@@ -184,6 +185,7 @@ def build_bank(docs_dir: Path, *, html: bool = True, cache_dir: Path | None = No
     said = facts.digest()
     config = (config or config_of(docs_dir)) if html else None
     markdown = config.digest if config else None
+    current = current + stamp(sorted((docs_dir.parent / "snippets").glob("*/calc.py")))  # the 计算题' formulas
     key = [str(docs_dir), html, [list(s) for s in current], said, site_url, markdown, BANK_VERSION]
 
     def compute() -> Bank:
@@ -243,8 +245,9 @@ def _build_bank(docs_dir: Path, *, html: bool = True, facts: ClaimFacts | None =
     shown = {cid for q in questions for cid in q.claims}
     evidence = {cid: ClaimSentence(said, facts.where.get(cid, ""))
                 for cid in sorted(shown) if (said := facts.sentences.get(cid))}
+    objective = (*judgements(questions), *calculations(calculators(docs_dir.parent), questions))
     return Bank(version=BANK_VERSION, questions=tuple(questions), drills=_drills(facts, questions, site_url),
-                evidence=evidence, tags=tuple(sorted({t for q in questions for t in q.tags})),
+                objective=tuple(objective), evidence=evidence, tags=tuple(sorted({t for q in questions for t in q.tags})),
                 topics=tuple(sorted({q.topic for q in questions if q.topic})), site_url=site_url)
 
 

@@ -51,8 +51,12 @@ def observation(v: Ledger, claim_id: str) -> Evidence | None:
 
 
 def sentence(v: Ledger, claim_id: str) -> str | None:
-    """The claim's statement with its values; None when one of them was observed nowhere."""
+    """The claim's statement with its values; for a claim nothing observed, the line that says what it
+    measures (``GPU 上待测：…``) where its function says so; else None when a value was observed nowhere."""
     spec = v.registry.claims[claim_id]
+    waiting = v.waiting(claim_id)
+    if waiting is not None:  # nothing observed it: what it measures and where, as the page says it
+        return f"{waiting[0]}：{waiting[1]}"
     if not binding.keys(spec.statement):
         return spec.statement
     record = observation(v, claim_id)

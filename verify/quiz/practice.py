@@ -21,9 +21,9 @@ from verify.quiz.tui import Panel, clock, console, read_answer
 
 if TYPE_CHECKING:
     from verify.quiz.progress import Progress
-    from verify.quiz.schema import Bank, Drill, Question
+    from verify.quiz.schema import Bank, Drill, Objective, Question
 
-Item = TypeVar("Item", "Question", "Drill")
+Item = TypeVar("Item", "Question", "Drill", "Objective")
 
 
 def open_progress(db: Any) -> Progress:
@@ -236,3 +236,32 @@ def drills(store: Progress, picked: list[Drill]) -> None:
             tui.reveal_drill(d, right)
             rating = _rate(store, d.id, None, None, default=3 if right else 1)
             rows.append(Row(f"{d.title} · {d.claim}", d.page_url or d.url, rating))
+
+
+def objective(store: Progress, picked: list[Objective]) -> None:
+    """判断与计算: a statement to call right or wrong, or a number to compute; checked, then the self-rating."""
+    from verify.quiz.objective import check  # noqa: PLC0415
+
+    rows: list[Row] = []
+    with _round(store, rows, mock=False):
+        for i, item in enumerate(picked, 1):
+            judge = item.kind == "judge"
+            console.print(Panel(("这句话对吗？\n" if judge else "") + item.prompt,
+                                title=f"第 {i}/{len(picked)} 道 · {'判断题' if judge else '计算题'} · {item.title}",
+                                title_align="left", border_style="cyan"))
+            if judge:
+                while (raw := input("对还是错？[1 对 / 2 错]: ").strip()) not in ("1", "2", "对", "错"):
+                    console.print("请输入 1（对）或 2（错）。", style="yellow")
+                answer = {"1": "对", "2": "错"}.get(raw, raw)
+            else:
+                answer = input(f"你的答案（{item.unit}）：").strip()
+            right = check(item, answer)
+            tolerance = "" if judge else f"（允许 ±{item.tolerance:.1%}）"
+            console.print(("✓ 对了" if right else "✗ 不对") + f"　答案：{item.answer_text}{tolerance}",
+                          style="green" if right else "red", markup=False)
+            console.print(("考察点：" if judge else "公式：") + item.explain, markup=False)
+            if not judge:
+                console.print(f"这个公式由论断 {item.claim} 在构建时核对过。", style="dim", markup=False)
+            tui.link(item.page_url, item.url, f"docs/questions/{item.question}.md")
+            rows.append(Row(f"{item.title} · {'判断' if judge else '计算'}", item.page_url or item.url,
+                            _rate(store, item.id, None, None, default=3 if right else 1)))

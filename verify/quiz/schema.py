@@ -121,7 +121,7 @@ def validate_meta(meta: Any, where: str, stem: str) -> list[str]:
 
 # --- records ------------------------------------------------------------------------------
 
-BANK_VERSION = 3
+BANK_VERSION = 4
 _OMIT_NONE = {"omit_none": True}  # a field left out of the JSON while it is None
 
 
@@ -276,6 +276,34 @@ class Drill(_Record):
 
 
 @dataclass(frozen=True)
+class Objective(_Record):
+    """An item with one right answer (:mod:`verify.quiz.objective`): a 判断题 (``judge``: is the statement
+    right?) or a 计算题 (``calc``: a number a claim-checked formula gives, within ``tolerance``)."""
+
+    id: str
+    kind: str  # judge | calc
+    question: str
+    prompt: str
+    answer: Any  # True / False, or the number
+    answer_text: str
+    explain: str = ""  # the key point (judge), the formula (calc)
+    unit: str = ""
+    tolerance: float = 0.0  # relative
+    claim: str = ""  # the claim that checks a calculator's formula
+    params: dict[str, Any] = field(default_factory=dict)
+    title: str = ""
+    tags: tuple[str, ...] = ()
+    difficulty: int = 0
+    url: str = ""
+    page_url: str | None = None
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Objective:
+        known = {f.name for f in fields(cls)}
+        return cls(**{**{k: v for k, v in obj.items() if k in known}, "tags": tuple(obj.get("tags", ()))})
+
+
+@dataclass(frozen=True)
 class ClaimSentence(_Record):
     """A claim an answer shows: its sentence with the values filled in, and where they were observed."""
 
@@ -289,6 +317,7 @@ class Bank(_Record):
 
     questions: tuple[Question, ...]
     drills: tuple[Drill, ...] = ()
+    objective: tuple[Objective, ...] = ()  # 判断题 and 计算题
     evidence: dict[str, ClaimSentence] = field(default_factory=dict)
     tags: tuple[str, ...] = ()
     topics: tuple[str, ...] = ()
@@ -299,6 +328,7 @@ class Bank(_Record):
     def from_json(cls, obj: Mapping[str, Any]) -> Bank:
         return cls(questions=tuple(Question.from_json(q) for q in obj["questions"]),
                    drills=tuple(Drill.from_json(d) for d in obj.get("drills", ())),
+                   objective=tuple(Objective.from_json(o) for o in obj.get("objective", ())),
                    evidence={k: ClaimSentence(**v) for k, v in obj.get("evidence", {}).items()},
                    tags=tuple(obj.get("tags", ())), topics=tuple(obj.get("topics", ())),
                    site_url=obj.get("site_url"), version=obj.get("version", BANK_VERSION))
@@ -307,8 +337,8 @@ class Bank(_Record):
         return next(q for q in self.questions if q.id == qid)
 
     def known(self) -> set[str]:
-        """Every id progress may be kept under: the questions' and the drills'."""
-        return {q.id for q in self.questions} | {d.id for d in self.drills}
+        """Every id progress may be kept under: the questions', the drills' and the objective items'."""
+        return {q.id for q in self.questions} | {d.id for d in self.drills} | {o.id for o in self.objective}
 
 
 # --- the outline: what the terminal needs to start, from the front matter alone ----------------------

@@ -304,6 +304,23 @@
     return drill.accept.indexOf(given2) >= 0;
   }
 
+  // ---- objective items: 判断题 and 计算题 (verify/quiz/objective.py: check) -------------------------
+  var JUDGE_TRUE = ["对", "正确", "true", "t", "yes", "y", "是", "1"], JUDGE_FALSE = ["错", "错误", "false", "f", "no", "n", "否", "0", "不对"];
+  function number(text) {
+    var t = String(text == null ? "" : text).normalize("NFKC").replace(/[,，]/g, "");
+    var m = t.match(/[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?/i);
+    return m ? parseFloat(m[0]) : null;
+  }
+  function checkObjective(item, answer) {
+    if (item.kind === "judge") {
+      var said = String(answer == null ? "" : answer).normalize("NFKC").trim().toLowerCase();
+      return item.answer ? JUDGE_TRUE.indexOf(said) >= 0 : JUDGE_FALSE.indexOf(said) >= 0;
+    }
+    var given = number(answer);
+    if (given === null) return false;
+    return Math.abs(given - item.answer) <= item.tolerance * Math.abs(item.answer) + 1e-12;
+  }
+
   // ---- progress files ------------------------------------------------------------------------
   // The terminal's rules (verify/quiz/transfer.py), in the same words: dates in a window, numbers
   // that are numbers, a size limit, no key twice. A bad file is refused whole.
@@ -407,6 +424,7 @@
     return out;
   }
 
-  window.QuizCore = { normalize: normalize, score: score, suggest: suggest, rating: rating, MARKS: MARKS, normalizeValue: normalizeValue, checkDrill: checkDrill,
+  window.QuizCore = { normalize: normalize, score: score, suggest: suggest, rating: rating, MARKS: MARKS,
+                      checkObjective: checkObjective, normalizeValue: normalizeValue, checkDrill: checkDrill,
                       validateProgress: validateProgress, readProgress: readProgress, mergeProgress: mergeProgress, MAX_BYTES: MAX_BYTES };
 })();

@@ -67,6 +67,8 @@
   var byId = {};
   bank.questions.forEach(function (q) { byId[q.id] = q; });
   bank.drills.forEach(function (d) { byId[d.id] = d; });
+  bank.objective = bank.objective || [];
+  bank.objective.forEach(function (o) { byId[o.id] = o; });
   var base = "..";
   try { base = JSON.parse(document.getElementById("__config").textContent).base || base; } catch (e) { /* default */ }
   function href(url) { return /^[a-z]+:/.test(url) ? url : base.replace(/\/$/, "") + "/" + url; }

@@ -16,7 +16,7 @@
   var view = el("div", { cls: "quiz-view" });
   root.appendChild(tabs); root.appendChild(status); root.appendChild(view);
   U.say = say; U.view = view;
-  [["mock", "模拟面试"], ["cards", "闪卡"], ["drill", "预测输出"], ["progress", "进度"]].forEach(function (t) {
+  [["mock", "模拟面试"], ["cards", "闪卡"], ["drill", "预测输出"], ["objective", "判断与计算"], ["progress", "进度"]].forEach(function (t) {
     tabs.appendChild(el("button", { type: "button", role: "tab", "data-tab": t[0], text: t[1], onclick: function () { show(t[0]); } }));
   });
   function show(tab) {
@@ -24,11 +24,13 @@
     Array.prototype.forEach.call(tabs.children, function (b) { b.setAttribute("aria-selected", String(b.dataset.tab === tab)); });
     U.clear(view);
     say("");
-    ({ mock: setupView, cards: setupView, drill: U.views.drill, progress: U.views.progress })[tab](tab);
+    ({ mock: setupView, cards: setupView, drill: U.views.drill, objective: U.views.objective,
+       progress: U.views.progress })[tab](tab);
   }
   U.show = show;
 
-  function filters(items, withLimit) {
+  // keepCount: the count still applies with one question chosen (a question's several items)
+  function filters(items, withLimit, keepCount) {
     var n = el("input", { type: "number", min: "1", max: String(items.length), value: String(Math.min(5, items.length)), name: "n" });
     var tag = el("select", { name: "tag" }, el("option", { value: "", text: "全部标签" }));
     bank.tags.forEach(function (t) { tag.appendChild(el("option", { value: t, text: t })); });
@@ -42,7 +44,7 @@
     items.forEach(function (q) { one.appendChild(el("option", { value: q.id, text: q.title })); });
     var asked = /^#q=([\w-]+)$/.exec(window.location.hash);
     if (asked && items.some(function (q) { return q.id === asked[1]; })) one.value = asked[1];
-    function sync() { [n, tag, diff, dueOnly].forEach(function (c) { c.disabled = !!one.value; }); }
+    function sync() { (keepCount ? [tag, diff, dueOnly] : [n, tag, diff, dueOnly]).forEach(function (c) { c.disabled = !!one.value; }); }
     one.addEventListener("change", sync);
     sync();
     var controls = [el("label", { cls: "quiz-one" }, one), el("label", {}, "题数 ", n), el("label", {}, tag), el("label", {}, diff),
@@ -210,7 +212,8 @@
 
   function next(session) {
     session.i += 1;
-    if (session.i < session.list.length) (session.mode === "mock" ? askQuestion : session.mode === "drill" ? U.views.drillStep : flashcard)(session);
+    var steps = { mock: askQuestion, drill: U.views.drillStep, objective: U.views.objectiveStep, cards: flashcard };
+    if (session.i < session.list.length) steps[session.mode](session);
     else summary(session);
   }
   U.next = next;
@@ -271,7 +274,8 @@
     });
   }
 
-  window.__quiz = { score: Core.score, suggest: Core.suggest, rating: Core.rating, validateProgress: Core.validateProgress, checkDrill: Core.checkDrill,
+  window.__quiz = { score: Core.score, suggest: Core.suggest, rating: Core.rating, checkObjective: Core.checkObjective,
+                    validateProgress: Core.validateProgress, checkDrill: Core.checkDrill,
                     normalizeValue: Core.normalizeValue };  // for the browser tests
   show("mock");
   if (U.state.note) say(U.state.note, "warn");
