@@ -110,3 +110,48 @@ def test_answers_are_compared_exactly_after_normalising_how_they_are_written(val
         assert drills.check(drill, a), a
     for a in wrong:
         assert not drills.check(drill, a), a
+
+
+MODULE = '''\
+import torch
+
+HEADS, DH = 4, 64
+TABLE = {
+    "a": 1,
+    "b": 2,
+    "c": 3,
+    "d": 4,
+}
+
+
+def _helper(x):
+    return x * 2
+
+
+@claim("t.a", question="t", statement="{shape}", expect={"shape": [1, 4, 64]})
+def _(ctx):
+    k = torch.zeros(1, HEADS, DH)
+    return {"shape": list(k.shape)}
+'''
+
+
+def test_a_drill_shows_the_constants_it_reads_and_is_dropped_where_it_calls_unshown_code():
+    from verify.quiz.drills import body_of, with_context  # noqa: PLC0415
+
+    claim_src = MODULE[MODULE.index("@claim"):]
+    code = with_context(MODULE, claim_src)
+    assert code is not None and body_of(code).startswith("HEADS, DH = 4, 64\n")
+    assert "expect=" not in body_of(code)  # the decorator (which states the answer) is still not shown
+    calls = claim_src.replace("torch.zeros(1, HEADS, DH)", "_helper(torch.zeros(1))")
+    assert with_context(MODULE, calls) is None
+    table = claim_src.replace("torch.zeros(1, HEADS, DH)", "torch.zeros(TABLE['a'])")
+    assert with_context(MODULE, table) is None  # a long constant: not worth a drill
+
+
+def test_a_value_the_code_spells_out_is_not_asked():
+    from verify.quiz.drills import _given  # noqa: PLC0415
+
+    assert _given(128, "seq = torch.zeros(1, 128)\nreturn {'n': seq.shape[1]}")
+    assert not _given(1, "x = torch.zeros(1, 128)")  # small numbers are everywhere
+    assert _given((4, 3), "y = x.expand(4, 3)")
+    assert not _given((3, 1), "x = torch.zeros(4, 3)")

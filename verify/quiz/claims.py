@@ -116,7 +116,14 @@ def drill_for(v: Ledger, claim_id: str) -> Drill | None:
     said = sentence(v, claim_id)
     if record is None or not said:
         return None
-    drill = drills.make(spec, function_source(v, spec.snippet, spec.line), record.observed)
+    try:
+        module = (v.registry.root / spec.snippet).read_text(encoding="utf-8")
+    except OSError:
+        return None
+    code = drills.with_context(module, function_source(v, spec.snippet, spec.line))
+    if code is None:  # it calls code of its module that the drill would not show
+        return None
+    drill = drills.make(spec, code, record.observed)
     if drill is None or not drill.code:
         return None
     prov = record.provenance

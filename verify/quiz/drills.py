@@ -125,11 +125,42 @@ def drill_id(claim_id: str) -> str:
     return DRILL_PREFIX + claim_id
 
 
+def with_context(module_text: str, source: str) -> str | None:
+    """The claim's code as a drill shows it: with the module's constants it reads written above it
+    (``HEADS, DH = 4, 64``); None when it calls a function or class of its module that a drill would
+    not show, since then the answer cannot be read from the code."""
+    try:
+        tree = ast.parse(module_text)
+        body = ast.parse(body_of(source))
+    except SyntaxError:
+        return None
+    helpers = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+               and n.name != "_"}
+    constants: dict[str, ast.stmt] = {}
+    for n in tree.body:
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                for name in ast.walk(t):
+                    if isinstance(name, ast.Name):
+                        constants[name.id] = n
+    used = {n.id for n in ast.walk(body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    local = {n.id for n in ast.walk(body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    if (used - local) & helpers:
+        return None
+    needed = sorted({id(constants[u]): constants[u] for u in (used - local) if u in constants}.values(), key=lambda n: n.lineno)
+    lines = module_text.splitlines()
+    head = ["\n".join(lines[n.lineno - 1:n.end_lineno]) for n in needed if n.end_lineno and n.end_lineno - n.lineno < 4]
+    if len(head) != len(needed):
+        return None  # a long constant (a table): not worth a drill
+    return "\n".join([*head, "", source] if head else [source])
+
+
 def body_of(source: str) -> str:
     """The claim's function without its decorator (which states the answer) and without comment lines."""
     lines = source.splitlines()
     start = next((i for i, line in enumerate(lines) if line.lstrip().startswith(("def ", "async def "))), 0)
-    return "\n".join(line for line in lines[start:] if not line.strip().startswith("#")).strip("\n")
+    head = [line for line in lines[:start] if not line.startswith((" ", "@", ")", "#")) and "=" in line]
+    return "\n".join([*head, *(line for line in lines[start:] if not line.strip().startswith("#"))]).strip("\n")
 
 
 def expressions(code: str) -> dict[str, ast.expr]:
@@ -190,9 +221,12 @@ def drillable(value: Any, exact: bool) -> int:
 
 
 def _given(value: Any, code: str) -> bool:
-    """Whether the code spells the value out (``expand(4, 3)`` for a shape of (4, 3)): nothing to predict."""
+    """Whether the code spells the value out (``expand(4, 3)`` for a shape of (4, 3), ``zeros(1, 128)``
+    for a ``shape[1]`` of 128): nothing to predict. A small number (under 10) is everywhere in code."""
     if isinstance(value, str):
         return len(value) > 3 and value in code
+    if isinstance(value, int) and not isinstance(value, bool):
+        return abs(value) >= 10 and re.search(rf"(?<![\w.]){value}(?![\w.])", code.replace("_", "")) is not None
     if not isinstance(value, (list, tuple)) or len(value) < 2:
         return False
     return normalize(display(value)).strip("[]") in normalize(code).replace("[", "").replace("]", "")
@@ -211,8 +245,9 @@ def choose_key(spec: ClaimSpec, observed: Mapping[str, Any], exprs: dict[str, as
         quality = drillable(value, exact)
         if not quality or not (exact or key in shown) or isinstance(exprs.get(key), ast.Constant):
             continue
+        if _given(value, code):
+            continue
         score = quality + (100 if exact else 0) + (40 if key in shown else 0) + (20 if key in exprs else 0)
-        score -= 60 if _given(value, code) else 0
         if best is None or score > best[0]:
             best = (score, key)
     return best[1] if best else None
