@@ -112,3 +112,10 @@ def test_a_boolean_reads_as_its_words():
         binding.format_value(3, "?是|否")
     with pytest.raises(binding.BindError, match="yes-words|no-words"):
         binding.format_value(True, "?是")
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
+def test_every_page_links_to_practising_it(path):
+    """练这道题 beside the sources: the quiz opens on this question (#q=<id>)."""
+    line = next(line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("**来源**"))
+    assert f"[练这道题](../quiz.md#q={path.stem})" in line, line

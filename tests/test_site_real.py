@@ -107,6 +107,20 @@ def test_browser_requests_stay_on_loopback_and_chinese_search_finds_a_title_word
         page.screenshot(path=str(ARTIFACTS / "search-fusion.png"))
         links = [a.get_attribute("href") or "" for a in page.locator(".md-search-result__item a").all()]
         assert any("graph-fusion" in href for href in links), links
+        # a page whose title holds the query comes first; a query the site has nothing for points to the topics
+        for typed, first in (("显存怎么算", "kv-cache"), ("为什么不缓存 Q", "kv-cache"), ("算子融合", "graph-fusion")):
+            query.fill(typed)
+            deadline = time.monotonic() + 15
+            while time.monotonic() < deadline:
+                query.press("End")
+                page.wait_for_timeout(300)
+                hrefs = [a.get_attribute("href") or "" for a in page.locator(".md-search-result__item > a").all()]
+                if hrefs and first in hrefs[0]:
+                    break
+            assert hrefs and first in hrefs[0], (typed, hrefs[:4])
+        query.fill("强化学习奖励模型部署")
+        page.locator(".vf-search-topics a").wait_for(timeout=15000)
+        assert page.locator(".vf-search-topics a").get_attribute("href").endswith("topics/")
         assert hosts <= {"127.0.0.1"}, hosts
 
 

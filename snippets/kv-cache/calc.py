@@ -34,8 +34,8 @@ CONFIGS = [(4, 2, 8, 64, 128, "FP16"), (3, 1, 2, 32, 96, "FP32"), (2, 3, 1, 128,
 
 @claim("kvcache.calc-formula", question=Q,
        statement="显存公式和真实的缓存一致：按解码器真正保存的样子（每层一个 K、一个 V，形状 (batch, KV 头数, 长度, "
-                 "head_dim)）建出 {n_configs} 种配置的缓存，张量字节数之和与 2 × 层数 × batch × KV 头数 × head_dim × "
-                 "长度 × 每元素字节数{equal:?处处相等|有不相等的}；模拟面试的计算题用的就是这个公式。",
+                 "head_dim)）建出 {n_configs} 种配置的缓存，张量字节数之和与公式 2·层数·batch·KV 头数·head_dim·"
+                 "长度·每元素字节数{equal:?处处相等|有不相等的}；模拟面试的计算题用的就是这个公式。",
        expect={"equal": True, "n_configs": 3})
 def _(ctx):
     import torch

@@ -1,0 +1,58 @@
+/* Search: a page whose title holds the query as typed comes first, and a query the site has nothing
+ * for points to the list of topics it covers. Material's own ranking (lunr, on segmented Chinese)
+ * puts a long page that repeats the words above the page the question is named for; this only
+ * reorders the results Material rendered, and adds one link where there are none. */
+(function () {
+  "use strict";
+
+  function norm(s) { return String(s || "").normalize("NFKC").toLowerCase().replace(/[\s？?，,。.！!：:、]+/g, ""); }
+
+  function base() {
+    try { return JSON.parse(document.getElementById("__config").textContent).base || "."; } catch (e) { return "."; }
+  }
+
+  function rank(list, input) {
+    var q = norm(input.value);
+    if (q.length < 2) return;
+    var items = Array.prototype.slice.call(list.children).filter(function (li) { return li.matches(".md-search-result__item"); });
+    var titled = items.filter(function (li) {
+      var h = li.querySelector(".md-search-result__article h1, .md-search-result__article h2");
+      return h && norm(h.textContent).indexOf(q) >= 0;
+    });
+    if (!titled.length || items.indexOf(titled[0]) === 0 && titled.every(function (li, i) { return items[i] === li; })) return;
+    titled.slice().reverse().forEach(function (li) { list.insertBefore(li, list.firstChild); });
+  }
+
+  function pointer(meta, list, input) {
+    var old = meta.parentNode.querySelector(".vf-search-topics");
+    var empty = norm(input.value).length >= 1 && !list.querySelector(".md-search-result__item");
+    if (empty && !old) {
+      var p = document.createElement("p");
+      p.className = "vf-search-topics";
+      var a = document.createElement("a");
+      a.href = base().replace(/\/$/, "") + "/topics/";
+      a.textContent = "本站覆盖的主题：哪些题有、哪些还没有";
+      p.appendChild(document.createTextNode("没有找到。"));
+      p.appendChild(a);
+      meta.parentNode.insertBefore(p, meta.nextSibling);
+    } else if (!empty && old) {
+      old.remove();
+    }
+  }
+
+  function start() {
+    var list = document.querySelector(".md-search-result__list");
+    var meta = document.querySelector(".md-search-result__meta");
+    var input = document.querySelector(".md-search__input");
+    if (!list || !meta || !input) return;
+    var busy = false;
+    new MutationObserver(function () {
+      if (busy) return;
+      busy = true;
+      try { rank(list, input); pointer(meta, list, input); } finally { busy = false; }
+    }).observe(list, { childList: true });
+    new MutationObserver(function () { pointer(meta, list, input); }).observe(meta, { childList: true, characterData: true, subtree: true });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
+})();
