@@ -5,34 +5,40 @@
 (function () {
   "use strict";
 
-  function norm(s) { return String(s || "").normalize("NFKC").toLowerCase().replace(/[\s？?，,。.！!：:、]+/g, ""); }
+  // the search index segments Chinese with zero-width spaces: they are not part of what was typed
+  function norm(s) { return String(s || "").normalize("NFKC").toLowerCase().replace(/[\s\u200b？?，,。.！!：:、]+/g, ""); }
 
   function base() {
     try { return JSON.parse(document.getElementById("__config").textContent).base || "."; } catch (e) { return "."; }
   }
 
+  /** The rendered results whose page title holds the query, first; whether there was any. */
   function rank(list, input) {
     var q = norm(input.value);
-    if (q.length < 2) return;
+    if (q.length < 2) return true;
     var items = Array.prototype.slice.call(list.children).filter(function (li) { return li.matches(".md-search-result__item"); });
     var titled = items.filter(function (li) {
-      var h = li.querySelector(".md-search-result__article h1, .md-search-result__article h2");
+      var h = li.querySelector(".md-search-result__article h1");
       return h && norm(h.textContent).indexOf(q) >= 0;
     });
-    if (!titled.length || items.indexOf(titled[0]) === 0 && titled.every(function (li, i) { return items[i] === li; })) return;
-    titled.slice().reverse().forEach(function (li) { list.insertBefore(li, list.firstChild); });
+    if (titled.length && !titled.every(function (li, i) { return items[i] === li; })) {
+      titled.slice().reverse().forEach(function (li) { list.insertBefore(li, list.firstChild); });
+    }
+    return titled.length > 0;
   }
 
-  function pointer(meta, list, input) {
+  /** Where no page is named for the query (lunr matches single characters, so results are rarely
+   *  empty), a pointer to the topics the site covers and the ones it does not yet. */
+  function pointer(meta, list, input, titled) {
     var old = meta.parentNode.querySelector(".vf-search-topics");
-    var empty = norm(input.value).length >= 1 && !list.querySelector(".md-search-result__item");
+    var empty = norm(input.value).length >= 2 && !titled;
     if (empty && !old) {
       var p = document.createElement("p");
       p.className = "vf-search-topics";
       var a = document.createElement("a");
       a.href = base().replace(/\/$/, "") + "/topics/";
       a.textContent = "本站覆盖的主题：哪些题有、哪些还没有";
-      p.appendChild(document.createTextNode("没有找到。"));
+      p.appendChild(document.createTextNode("没有题目名里有这几个字的题。"));
       p.appendChild(a);
       meta.parentNode.insertBefore(p, meta.nextSibling);
     } else if (!empty && old) {
@@ -49,9 +55,8 @@
     new MutationObserver(function () {
       if (busy) return;
       busy = true;
-      try { rank(list, input); pointer(meta, list, input); } finally { busy = false; }
+      try { pointer(meta, list, input, rank(list, input)); } finally { busy = false; }
     }).observe(list, { childList: true });
-    new MutationObserver(function () { pointer(meta, list, input); }).observe(meta, { childList: true, characterData: true, subtree: true });
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
