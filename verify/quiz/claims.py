@@ -57,8 +57,8 @@ def sentence(v: Ledger, claim_id: str) -> str | None:
     waiting = v.waiting(claim_id)
     if waiting is not None:  # nothing observed it: what it measures and where, as the page says it
         return f"{waiting[0]}：{waiting[1]}"
-    if not binding.keys(spec.statement):
-        return spec.statement
+    if not binding.keys(spec.statement):  # nothing observed in it; its inputs ({=4}) written out
+        return binding.plain(spec.statement)
     record = observation(v, claim_id)
     if record is None:
         return None
