@@ -67,12 +67,13 @@ def judgements(questions: Sequence[Question]) -> list[Objective]:
     out = []
     for q in questions:
         for i, kp in enumerate(q.key_points):
-            base = dict(kind="judge", question=q.id, title=q.title, tags=q.tags, difficulty=q.difficulty, url=q.url,
-                        page_url=q.page_url, explain=kp.point)
-            out.append(Objective(id=f"judge:{q.id}:{i}", prompt=kp.point, answer=True, answer_text="对", **base))
-            for j, wrong in enumerate(kp.contradicts):
-                out.append(Objective(id=f"judge:{q.id}:{i}:{j}", prompt=plain_statement(wrong), answer=False,
-                                     answer_text="错", **base))
+            def item(item_id: str, prompt: str, right: bool, q: Question = q, point: str = kp.point) -> Objective:
+                return Objective(id=item_id, kind="judge", question=q.id, prompt=prompt, answer=right,
+                                 answer_text="对" if right else "错", explain=point, title=q.title, tags=q.tags,
+                                 difficulty=q.difficulty, url=q.url, page_url=q.page_url)
+
+            out.append(item(f"judge:{q.id}:{i}", kp.point, True))
+            out += [item(f"judge:{q.id}:{i}:{j}", plain_statement(wrong), False) for j, wrong in enumerate(kp.contradicts)]
     return out
 
 
