@@ -183,3 +183,35 @@ def test_a_killed_run_takes_its_worker_along_and_the_next_run_says_it_waits_then
                 proc.kill()
                 proc.communicate()
     assert not list((cache / "tmp").glob("run-*"))  # the killed run's folder, and this run's own
+
+
+def _two_files(tmp_path, environ=None):
+    """Two snippet files (so the run starts a warm zygote): the misbehaving claims, and one that says
+    how its worker was started."""
+    bad = (_claim("r.hang", "time.sleep(60)", timeout="1.5") + _claim("r.segv", "os.kill(os.getpid(), 11)")
+           + _claim("r.raise", "raise ValueError('boom')")
+           + _claim("r.exit", "print('partial'); sys.stdout.flush(); os._exit(7)") + _claim("r.ok", "return {'x': 1}"))
+    probe = _claim("r.probe", "import torch, tempfile\n"
+                              "return {'x': 1, 'threads': torch.get_num_threads(), 'ppid': os.getppid(),\n"
+                              "        'cwd': os.getcwd(), 'tmp': tempfile.gettempdir(), 'sid': os.getsid(0) == os.getpid()}")
+    root = write(tmp_path, {"snippets/r/a.py": HEADER + bad, "snippets/r/b.py": HEADER + probe})
+    conf = settings(root)
+    if environ:
+        conf = Settings.for_root(root, environ={**os.environ, **environ})
+    return engine.verify(conf, jobs=1)
+
+
+def test_a_warm_worker_is_started_as_a_fresh_one_would_be(tmp_path):
+    """Forked by the zygote: the same outcomes for a hang, a segfault, an exception and an exit; the
+    same threads, working directory, TMPDIR and own session as a fresh interpreter gives."""
+    warm = _two_files(tmp_path / "warm")
+    cold = _two_files(tmp_path / "cold", {"VERIFY_WARM_WORKERS": "0"})
+    for out in (warm, cold):
+        rec = out.local
+        assert rec["r.hang"].outcome == "timeout" and rec["r.segv"].outcome == "crash" and "SIGSEGV" in rec["r.segv"].message
+        assert rec["r.raise"].outcome == "error" and rec["r.exit"].outcome == "crash" and "status 7" in rec["r.exit"].message
+        assert "partial" in rec["r.exit"].output and rec["r.ok"].outcome == "pass"
+    w, c = warm.local["r.probe"].observed, cold.local["r.probe"].observed
+    assert w["threads"] == c["threads"] and w["sid"] and c["sid"]
+    assert w["ppid"] != os.getpid() and c["ppid"] == os.getpid()  # forked by the zygote, or started by the run
+    assert Path(w["tmp"]).name == Path(c["tmp"]).name == "tmp" and Path(w["cwd"]).name.startswith("work-")

@@ -21,7 +21,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from typing import Any
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,7 @@ from verify.core.records import ExceptionInfo, Outcome, WorkerResult
 from verify.core.registry import ClaimSpec
 from verify.running import quiet
 from verify.running.worker import OUTPUT_FILE
+from verify.running.zygote import Zygote
 from verify.settings import Settings
 
 DEFAULT_TIMEOUT = 120.0
@@ -87,7 +89,7 @@ def _signal_name(code: int) -> str:
     return f"exited with status {code}"
 
 
-def _kill(proc: subprocess.Popen[bytes]) -> None:
+def _kill(proc: Any) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
@@ -120,14 +122,30 @@ def sweep_scratch(settings: Settings) -> int:
     return count
 
 
+def _start(cmd: list[str], workdir: Path, wenv: WorkerEnv, log_path: Path, zyg: Zygote | None) -> Any:
+    """The worker's process: forked by the warm ``zyg`` where there is one, else a fresh interpreter."""
+    if zyg is not None and zyg.alive:
+        try:
+            return zyg.start(cmd[3:], workdir, wenv.environ(), log_path)
+        except (OSError, RuntimeError):
+            pass  # a fresh process, as without it
+    with log_path.open("wb") as log:
+        # Its own session (so its whole process group can be killed) and its own working
+        # directory: a claim that writes a relative path writes into its scratch folder.
+        return subprocess.Popen(cmd, cwd=workdir, env=wenv.environ(), stdout=log, stderr=log,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+
+
 def run_file(
     snippet: str,
     specs: list[ClaimSpec],
     wenv: WorkerEnv,
     default_timeout: float = DEFAULT_TIMEOUT,
     deadline: float | None = None,
+    zyg: Zygote | None = None,
 ) -> dict[str, WorkerResult]:
-    """Run the given claims of one snippet file; a record for each of them.
+    """Run the given claims of one snippet file; a record for each of them (forked by ``zyg``, a warm
+    :class:`~verify.running.zygote.Zygote`, where given).
 
     ``deadline`` (a ``time.monotonic()`` value): at that moment the worker is stopped, and the
     claim it was running and the ones after it get no record at all: they did not fail, they
@@ -149,11 +167,7 @@ def run_file(
                    "--results", str(results_path), "--workdir", str(workdir),
                    "--memory", str(wenv.memory), "--parent", str(os.getpid())]
             workdir.mkdir(parents=True, exist_ok=True)
-            with log_path.open("wb") as log:
-                # Its own session (so its whole process group can be killed) and its own working
-                # directory: a claim that writes a relative path writes into its scratch folder.
-                proc = subprocess.Popen(cmd, cwd=workdir, env=wenv.environ(), stdout=log, stderr=log,
-                                        stdin=subprocess.DEVNULL, start_new_session=True)
+            proc = _start(cmd, workdir, wenv, log_path, zyg)
             try:
                 progress = _watch(proc, results_path, timeouts, results, deadline)
             finally:
@@ -203,7 +217,7 @@ class _Watched:
     deadline: bool = False  # the run's deadline came
 
 
-def _watch(proc: subprocess.Popen[bytes], results_path: Path, timeouts: dict[str, float],
+def _watch(proc: Any, results_path: Path, timeouts: dict[str, float],
            results: dict[str, WorkerResult], deadline: float | None = None) -> _Watched:
     state = _Watched()
     began = time.monotonic()
@@ -273,23 +287,40 @@ def run_many(
     lock = threading.Lock()
     cores = os.cpu_count() or 1
 
-    def one(item: tuple[str, list[ClaimSpec]], threads: int | None, measuring: bool = False) -> None:
+    def one(item: tuple[str, list[ClaimSpec]], threads: int | None, measuring: bool = False,
+            zyg: Zygote | None = None) -> None:
         snippet, specs = item
         if deadline is not None and time.monotonic() >= deadline:
             return
         with quiet.hold(measuring):
             began = time.monotonic()
-            out = run_file(snippet, specs, make_env(threads), default_timeout, deadline)
+            out = run_file(snippet, specs, make_env(threads), default_timeout, deadline, zyg)
             seconds = time.monotonic() - began
         with lock:
             results.update(out)
         if on_done:
             on_done(snippet, out, seconds)
 
-    todo: Iterable[tuple[str, list[ClaimSpec]]] = [(f, s) for f, s in ordinary.items() if s]
+    todo: list[tuple[str, list[ClaimSpec]]] = [(f, s) for f, s in ordinary.items() if s]
     threads = max(1, cores // max(1, jobs))
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        list(pool.map(lambda item: one(item, threads), todo))
+    zyg = _zygote(make_env(threads)) if len(todo) > 1 else None
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            list(pool.map(lambda item: one(item, threads, zyg=zyg), todo))
+    finally:
+        if zyg is not None:
+            zyg.close()
     for item in ((f, s) for f, s in perf.items() if s):
-        one(item, None, measuring=True)
+        one(item, None, measuring=True)  # a fresh process each: as every recorded timing was made
     return results
+
+
+def _zygote(wenv: WorkerEnv) -> Zygote | None:
+    """A warm starter for the ordinary claims' workers on the CPU; None where off or not possible."""
+    if wenv.device != "cpu" or wenv.settings.environ.get("VERIFY_WARM_WORKERS", "1") == "0" or not hasattr(os, "fork"):
+        return None
+    try:
+        wenv.settings.tmp_dir.mkdir(parents=True, exist_ok=True)
+        return Zygote(wenv.environ(), wenv.settings.tmp_dir / "zygote.log")
+    except OSError:
+        return None
