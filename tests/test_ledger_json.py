@@ -115,3 +115,10 @@ def test_the_ledger_shows_observations_as_a_reader_reads_them():
     assert more == 0  # how it was made (evidence) is not an observation
     many, more = observed_items({f"k{i}": i for i in range(12)}, limit=8)
     assert len(many) == 8 and more == 4
+
+
+def test_a_list_of_dicts_reads_without_a_repr():
+    from verify.site.fences import observed_items  # noqa: PLC0415
+
+    items, _ = observed_items({"fx_cache": [{"miss": 1}, {"hit": 1}], "limits": [{"blocks": 32, "shared": 6.0}]})
+    assert items == [("fx_cache", "({miss: 1}, {hit: 1})"), ("limits", "({blocks: 32, shared: 6})")]

@@ -276,17 +276,22 @@ def observed_items(observed: JsonObject | None, limit: int = LEDGER_ITEMS) -> tu
     spread, a dict of values as ``key: value`` pairs; never a Python ``repr``."""
     items = list(states.measured(observed or {}).items())
 
-    def text(value: Any) -> str:
+    def text(value: Any, top: bool = True) -> str:
         if isinstance(value, dict) and "median_s" in value:
             return fmt_value(value)
         if isinstance(value, dict):
-            return "；".join(f"{k}: {text(v)}" for k, v in value.items())
+            pairs = [f"{k}: {text(v, False)}" for k, v in value.items()]
+            return "；".join(pairs) if top else "{" + ", ".join(pairs) + "}"
+        if isinstance(value, (list, tuple)):
+            return "(" + ", ".join(text(v, False) for v in value) + ")"
         if isinstance(value, bool):
             return "是" if value else "否"
-        out = binding.format_value(_rounded(value))
+        return binding.format_value(_rounded(value))
+
+    def cut(out: str) -> str:
         return out if len(out) <= 160 else out[:160] + " …"
 
-    return [(k, text(v)) for k, v in items[:limit]], max(0, len(items) - limit)
+    return [(k, cut(text(v))) for k, v in items[:limit]], max(0, len(items) - limit)
 
 
 def _ledger_html(sess: session.Session) -> str:
@@ -300,7 +305,7 @@ def _ledger_html(sess: session.Session) -> str:
                     "origin": _origin_text(r.origin)}
         body.append({
             "status": r.status, "question": r.question, "id": r.id, "hash": r.snippet_hash[:8],
-            "statement": Markup(_text_html(r.statement)), "here": here, "observed": items, "more": more,
+            "statement": statement_html(r.id, r.statement_source, sess), "here": here, "observed": items, "more": more,
             "message": "" if r.observed else (r.message or ""),
             "link": f"../{r.page[:-3]}/#claim-{r.id}" if r.page else "#",
             "elsewhere": [{"status": e.status, "device": e.device or e.device_key,
