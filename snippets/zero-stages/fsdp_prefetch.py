@@ -148,14 +148,16 @@ def rank_prefetch(rank, store, outdir):
 
 @claim("fsdp.prefetch-forward-peak", question=Q, timeout=150,
        statement="ZeRO-3 前向时不止一层的完整参数：FSDP2 在两个 gloo 进程上包 {=4} 个同样大小的层（每层一个 FSDP 单元，"
-                 "以一层的完整 fp32 参数为 1 份），每层开始计算时，活着的整层大小的缓冲区默认是 {default.full:.0f} 份："
+                 "以一层的完整 fp32 参数为 1 份），每层开始计算时，活着的整层大小的缓冲区默认最多 {default.full:.0f} 份："
                  "这一层的完整参数（处于 unsharded 状态的单元 {default.unsharded:.0f} 个），加上它的 all-gather 输出缓冲区"
-                 "（FSDP2 留着它，等下一个单元的 copy-in 做完才释放：源码注释说，这是为了 GPU 上下一个单元的 copy-in 能与当前 all-gather 重叠，两者不能共用一块内存）。"
-                 "用 `set_modules_to_forward_prefetch` 显式预取下一层时是 {prefetch.full:.0f} 份，多出的是下一层已发起的 "
+                 "（FSDP2 留着它，等下一个单元的 copy-in 做完才释放：源码注释说，这是为了 GPU 上下一个单元的 copy-in 能与当前 all-gather 重叠，两者不能共用一块内存）；"
+                 "逐层看是 {default_per_layer}，上一层的缓冲区何时释放随运行而变，所以在 2 到 3 份之间。"
+                 "用 `set_modules_to_forward_prefetch` 显式预取下一层时最多 {prefetch.full:.0f} 份，多出的是下一层已发起的 "
                  "all-gather（预取中的单元 {prefetch.pending:.0f} 个）。前向结束时，除了激活全部切回分片（{after_forward:.2f} 份）。",
-       expect={"default": {"full": 2.0, "unsharded": 1.0, "pending": 0.0},
-               "prefetch": {"full": 3.0, "unsharded": 1.0, "pending": 1.0}, "after_forward": {"<": 0.05},
-               "default_per_layer": [2, 2, 2, 2], "prefetch_per_layer": [3, 3, 3, 2]})
+       # One run in four on a loaded 2-core machine saw 3 full buffers at a layer by default: when the
+       # previous unit's all-gather output is freed is not fixed. The bounds say what always held.
+       expect={"default_full": {"between": [2, 3]}, "default_unsharded": 1.0, "default_pending": 0.0,
+               "prefetch_full": {"between": [3, 4]}, "prefetch_pending": 1.0, "after_forward": {"<": 0.05}})
 def _(ctx):
     r0 = run_ranks(rank_prefetch, ctx)[0]
 
@@ -165,7 +167,11 @@ def _(ctx):
                 "unsharded": float(max(x["unsharded_units"] for x in rows)),
                 "pending": float(max(x["pending_all_gathers"] for x in rows))}
 
-    return {"default": middle("default"), "prefetch": middle("forward_prefetch"),
+    default, prefetch = middle("default"), middle("forward_prefetch")
+    return {"default": default, "prefetch": prefetch,
+            "default_full": default["full"], "default_unsharded": default["unsharded"],
+            "default_pending": default["pending"], "prefetch_full": prefetch["full"],
+            "prefetch_pending": prefetch["pending"],
             "default_per_layer": [x["full_buffers"] for x in r0["default"]["at_layer"]],
             "prefetch_per_layer": [x["full_buffers"] for x in r0["forward_prefetch"]["at_layer"]],
             "kept_all_gather_output": [x["kept_all_gather_output"] for x in r0["default"]["at_layer"]],
@@ -179,11 +185,13 @@ def _(ctx):
                  "{parts.all_gather_output:.0f} 份；正在归约的这一层的完整梯度 {parts.full_grad:.0f} 份；reduce-scatter "
                  "的扁平输入 {parts.reduce_scatter_input:.0f} 份；已归约完的梯度分片共 {parts.grad_shard:.1f} 份；另有 "
                  "{parts.gloo_reduce_scatter_copy:.0f} 份是 gloo 的 reduce-scatter 自己的副本（它先复制输入、做 all-reduce "
-                 "再取自己那一片），NCCL 有原生的 reduce-scatter，没有这一份。把反向预取关掉，峰值里就没有 all-gather 输出"
-                 "（{off_parts.all_gather_output:.0f} 份），峰值是 {off_peak:.1f} 份，出现在最后一层归约时。",
+                 "再取自己那一片），NCCL 有原生的 reduce-scatter，没有这一份。",
+       # With backward prefetch off, which buffers are alive at the peak depends on when gloo's
+       # asynchronous reduce-scatter frees its copy: one clean clone saw an all-gather output there,
+       # others did not. It is observed (off_parts, off_peak), not stated.
        expect={"parts": {"all_gather_output": 1.0, "full_grad": 1.0, "reduce_scatter_input": 1.0,
                          "gloo_reduce_scatter_copy": 1.0, "grad_shard": 1.5},
-               "peak": {"between": [5.5, 5.6]}, "off_ag": 0.0, "off_peak": {"between": [5.0, 5.1]}})
+               "peak": {"between": [5.5, 5.6]}})
 def _(ctx):
     r0 = run_ranks(rank_prefetch, ctx)[0]
 
