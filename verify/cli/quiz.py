@@ -12,7 +12,8 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -147,6 +148,18 @@ def _start(root: Path | None, db: Path | None, n: int, tag: list[str], difficult
     return settings, store, picked
 
 
+def _practise(pool: list[Any], run: Callable[[Progress, list[Any]], None], db: Path | None, n: int, tag: list[str],
+              span: tuple[int, int], due: bool, seed: int | None) -> None:
+    """Pick from ``pool`` by the schedule and run the round; the store closed and the reason said when none fit."""
+    store = practice.open_progress(db)
+    picked = practice.pick(pool, store, n, tag, span, due, seed)
+    if not picked:
+        store.close()
+        _nothing(due)
+        return
+    run(store, picked)
+
+
 # --- the commands -------------------------------------------------------------------------------
 
 @quiz_app.command()
@@ -181,13 +194,7 @@ def drill(n: NOpt = 10, question: Annotated[str | None, typer.Option(help="只�
     if not pool:
         console.print("没有可练的预测输出题：先运行 `verify run`（或构建一次网站）把观测值记下来。", style="yellow")
         return
-    store = practice.open_progress(db)
-    picked = practice.pick(pool, store, n, tag, span, due, seed)
-    if not picked:
-        store.close()
-        _nothing(due)
-        return
-    practice.drills(store, picked)
+    _practise(pool, practice.drills, db, n, tag, span, due, seed)
 
 
 @quiz_app.command()
@@ -204,13 +211,7 @@ def objective(n: NOpt = 10, kind: Annotated[str | None, typer.Option(help="judge
     if not pool:
         _nothing(False)
         return
-    store = practice.open_progress(db)
-    picked = practice.pick(pool, store, n, tag, span, due, seed)
-    if not picked:
-        store.close()
-        _nothing(due)
-        return
-    practice.objective(store, picked)
+    _practise(pool, practice.objective, db, n, tag, span, due, seed)
 
 
 @quiz_app.command()

@@ -78,11 +78,7 @@
         el("p", { cls: "quiz-where", text: "观测于 " + where(d) + (d.here ? "（构建本站的机器）" : "（记录自另一台机器）") }),
         el("blockquote", {}, U.codeText(d.sentence)),
         el("p", { cls: "quiz-links" }, el("a", { href: U.href(d.page_url || d.url), text: "在题目页面上看这句话和它的证据" }))));
-      view.appendChild(U.ratingBar(d.id, function (grade) {
-        session.rows.push({ q: d, grade: grade });
-        U.rate(d.id, grade, { correct: right });
-        U.next(session);
-      }, right ? 3 : 1));
+      view.appendChild(U.checkedRating(session, d, right));
     });
   }
 

@@ -69,11 +69,7 @@
         el("p", {}, el("strong", { text: judge ? "考察点：" : "公式：" }), U.codeText(o.explain)),
         judge ? null : el("p", { cls: "quiz-where", text: "这个公式由论断 " + o.claim + " 在构建时核对过。" }),
         el("p", { cls: "quiz-links" }, el("a", { href: U.href(o.page_url || o.url), text: "打开题目页面" }))));
-      view.appendChild(U.ratingBar(o.id, function (grade) {
-        session.rows.push({ q: o, grade: grade });
-        U.rate(o.id, grade, { correct: right });
-        U.next(session);
-      }, right ? 3 : 1));
+      view.appendChild(U.checkedRating(session, o, right));
     }
   }
 

@@ -132,8 +132,19 @@
     return bar;
   }
 
+  /** The rating bar after an item with one right answer (a drill, a 判断题 or 计算题): 良好 suggested
+   *  when it was right, 重来 when not; the round goes on once it is rated. */
+  function checkedRating(session, item, right) {
+    return ratingBar(item.id, function (grade) {
+      session.rows.push({ q: item, grade: grade });
+      rate(item.id, grade, { correct: right });
+      window.QuizUI.next(session);
+    }, right ? 3 : 1);
+  }
+
   window.QuizUI = { el: el, clear: clear, clock: clock, pct: pct, shuffle: shuffle, fmtDue: fmtDue, codeText: codeText,
                     bank: bank, byId: byId, href: href, state: state, save: save, emptyProgress: emptyProgress,
                     cardOf: cardOf, isDue: isDue, rate: rate, pick: pick, ratingBar: ratingBar, previewDue: previewDue,
+                    checkedRating: checkedRating,
                     RATINGS: RATINGS, STATE_NAMES: STATE_NAMES, HINT: HINT, views: {} };
 })();
