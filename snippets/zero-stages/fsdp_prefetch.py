@@ -153,11 +153,13 @@ def rank_prefetch(rank, store, outdir):
                  "（FSDP2 留着它，等下一个单元的 copy-in 做完才释放：源码注释说，这是为了 GPU 上下一个单元的 copy-in 能与当前 all-gather 重叠，两者不能共用一块内存）；"
                  "逐层看是 {default_per_layer}，上一层的缓冲区何时释放随运行而变，所以在 2 到 3 份之间。"
                  "用 `set_modules_to_forward_prefetch` 显式预取下一层时最多 {prefetch.full:.0f} 份，多出的是下一层已发起的 "
-                 "all-gather（预取中的单元 {prefetch.pending:.0f} 个）。前向结束时，除了激活全部切回分片（{after_forward:.2f} 份）。",
-       # One run in four on a loaded 2-core machine saw 3 full buffers at a layer by default: when the
-       # previous unit's all-gather output is freed is not fixed. The bounds say what always held.
+                 "all-gather（预取中的单元 {prefetch.pending:.0f} 个）。前向结束时整层大小的缓冲区剩 {after_forward:.2f} 份："
+                 "参数已切回分片，最多还留着最后一层的一块 all-gather 输出（它何时释放同样不定）。",
+       # One run in four on a loaded 2-core machine saw 3 full buffers at a layer by default, and one
+       # clean clone 1.03 after the forward: when an all-gather output is freed is not fixed. The
+       # bounds say what always held, and the sentence says why.
        expect={"default_full": {"between": [2, 3]}, "default_unsharded": 1.0, "default_pending": 0.0,
-               "prefetch_full": {"between": [3, 4]}, "prefetch_pending": 1.0, "after_forward": {"<": 0.05}})
+               "prefetch_full": {"between": [3, 4]}, "prefetch_pending": 1.0, "after_forward": {"<": 1.1}})
 def _(ctx):
     r0 = run_ranks(rank_prefetch, ctx)[0]
 
