@@ -26,7 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-KINDS = ("fact", "error", "perf")
+# A ``measured`` claim is a fact whose observed value differs between machines (an error ratio, a count
+# that depends on the allocator or on scheduling, a fault count): it is judged like a fact, runs like
+# one, and every inequality bound it checks keeps room on every machine and under every stress variant
+# (``verify.core.room``), as a ``perf`` claim's does. A plain ``fact`` is the same everywhere.
+KINDS = ("fact", "measured", "error", "perf")
 
 ClaimFn = Callable[["Context"], "dict[str, Any] | None"]
 
@@ -54,7 +58,7 @@ def claim(
         statement: one sentence of what the claim shows (Chinese, as on the page).
         expect: observed key -> expected value or matcher (see ``verify.matchers``).
         raises: ``(exception type name, message fragment)`` for an expected error.
-        kind: ``fact`` (default), ``error`` (implied by ``raises``) or ``perf``.
+        kind: ``fact`` (default), ``measured``, ``error`` (implied by ``raises``) or ``perf``.
         needs: requirements beyond a CPU with torch (``cuda``, ``g++``, ``mkl``, ...: ``verify.core.needs``).
         min_torch: lowest torch version the claim is meaningful on.
         timeout: seconds this claim may take (default: the runner's).

@@ -6,7 +6,8 @@ every recorded record (a GPU's above all), because records are judged again on e
 
 - In a snippet file, a claim's measuring text is the file without comments and docstrings, with
   the other claims' functions left out and its own ``@claim(...)`` reduced to its id and kind (the
-  kind decides how the runner runs it: a perf claim runs alone). ``statement``, ``expect``,
+  kind decides how the runner runs it: a perf claim runs alone; a ``measured`` fact runs as a
+  ``fact`` does, so it keys as one). ``statement``, ``expect``,
   ``raises``, ``question``, ``needs`` and ``timeout`` are not part of it.
 - A module a snippet or a benchmark imports counts whole, without comments and docstrings, but
   for the claim API itself (:data:`DECLARING`), which counts by its functions and classes: its
@@ -25,6 +26,9 @@ import tokenize
 
 Span = tuple[int, int]  # (start, end) character offsets into the text
 DECLARING = frozenset({"verify/claim.py"})
+#: a kind keyed as the kind it runs as: whether a fact's value may differ between machines is how it is
+#: judged (``verify.core.room``), not what it runs
+RUNS_AS = {"measured": "fact"}
 
 
 def _line_starts(text: str) -> list[int]:
@@ -146,6 +150,7 @@ def claim_texts(text: str, tree: ast.Module, kinds: dict[str, str]) -> dict[str,
                 functions.append((node, calls))
     out: dict[str, str] = {}
     for cid, kind in kinds.items():
+        kind = RUNS_AS.get(kind, kind)
         cuts: list[tuple[int, int, str]] = []
         for node, calls in functions:
             if cid not in {c for c, _ in calls}:

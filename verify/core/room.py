@@ -1,9 +1,11 @@
-"""How much room a performance claim's bounds leave on a machine's observation.
+"""How much room a measured claim's bounds leave on a machine's observation.
 
-A perf claim states what holds on any machine that can run it, so every bound it checks keeps
-room on every machine we have observations from: the observed value is at least :data:`ROOM`
-(relative to the bound) away from it. Exact facts are exempt: equality and ``approx`` (a byte count
-or a dtype is the same everywhere, or the claim is wrong); only inequalities are measured.
+A measured claim (``perf``, or a ``measured`` fact: an error ratio, an allocator- or
+schedule-dependent count) states what holds on any machine that can run it, so every bound it
+checks keeps room on every machine we have observations from and under every stress variant
+(``verify stress``): the observed value is at least :data:`ROOM` (relative to the bound) away from
+it. Exact facts are exempt (a byte count or a dtype is the same everywhere, or the claim is wrong),
+and so are equality and ``approx``: only inequalities are measured.
 """
 
 from __future__ import annotations
@@ -15,6 +17,18 @@ from verify.core.records import JsonObject
 
 ROOM = 0.25
 _INEQUALITIES = (">=", ">", "<=", "<", "between")
+#: the kinds whose observed values differ between machines: the room rule applies to them
+MEASURED = frozenset({"perf", "measured"})
+
+
+def is_measured(kind: str) -> bool:
+    return kind in MEASURED
+
+
+def bounded(expect: JsonObject) -> list[str]:
+    """The keys of ``expect`` checked by an inequality: what the room rule measures."""
+    return [key for key, expected in expect.items()
+            if matchers.is_matcher(expected) and next(iter(expected)) in _INEQUALITIES]
 
 
 @dataclass(frozen=True)
