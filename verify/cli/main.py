@@ -182,11 +182,13 @@ def record(
 from verify.cli import serve as _serve  # noqa: E402  (serve, report)
 from verify.cli import team as _team  # noqa: E402  (merge, shards, durations)
 from verify.cli.bench import bench_app  # noqa: E402  (light: torch is imported only when a benchmark runs)
+from verify.cli.stress import stress as _stress  # noqa: E402
 from verify.cli.quiz import quiz_app  # noqa: E402  (light: typer and rich only; `verify quiz anki` exports Anki)
 
 _team.register(app)
 app.command("serve")(_serve.serve)
 app.command("report")(_serve.report)
+app.command("stress")(_stress)
 app.add_typer(quiz_app, name="quiz")
 app.add_typer(bench_app, name="bench")
 

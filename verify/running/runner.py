@@ -40,11 +40,17 @@ POLL_S = 0.05
 
 @dataclass(frozen=True)
 class WorkerEnv:
-    """How a worker process starts: the checkout, the caches, the device and the thread count."""
+    """How a worker process starts: the checkout, the caches, the device and the thread count.
+
+    A stress variant (``verify.running.stress``) also sets variables that pick a kernel path
+    (``ATEN_CPU_CAPABILITY``, ``ONEDNN_MAX_CPU_ISA``, ...) and another draw of every seed.
+    """
 
     settings: Settings
     device: str
     threads: int | None = None
+    variables: tuple[tuple[str, str], ...] = ()
+    seed_shift: int = 0
 
     @property
     def root(self) -> Path:
@@ -77,6 +83,7 @@ class WorkerEnv:
             extra["VERIFY_DEVICE"] = self.device
         if self.threads:
             extra["OMP_NUM_THREADS"] = str(self.threads)
+        extra.update(self.variables)
         return self.settings.child_environ(**extra)
 
 
@@ -166,6 +173,8 @@ def run_file(
                    "--claims", ",".join(pending), "--device", wenv.device,
                    "--results", str(results_path), "--workdir", str(workdir),
                    "--memory", str(wenv.memory), "--parent", str(os.getpid())]
+            if wenv.seed_shift:
+                cmd += ["--seed-shift", str(wenv.seed_shift)]
             workdir.mkdir(parents=True, exist_ok=True)
             proc = _start(cmd, workdir, wenv, log_path, zyg)
             try:
@@ -303,7 +312,7 @@ def run_many(
 
     todo: list[tuple[str, list[ClaimSpec]]] = [(f, s) for f, s in ordinary.items() if s]
     threads = max(1, cores // max(1, jobs))
-    zyg = _zygote(make_env(threads)) if len(todo) > 1 else None
+    zyg = zygote(make_env(threads)) if len(todo) > 1 else None
     try:
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             list(pool.map(lambda item: one(item, threads, zyg=zyg), todo))
@@ -315,7 +324,7 @@ def run_many(
     return results
 
 
-def _zygote(wenv: WorkerEnv) -> Zygote | None:
+def zygote(wenv: WorkerEnv) -> Zygote | None:
     """A warm starter for the ordinary claims' workers on the CPU; None where off or not possible."""
     if wenv.device != "cpu" or wenv.settings.environ.get("VERIFY_WARM_WORKERS", "1") == "0" or not hasattr(os, "fork"):
         return None

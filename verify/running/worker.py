@@ -25,6 +25,7 @@ from typing import Any
 
 from verify.claim import LOADED, Context
 from verify.core.records import MAX_OBSERVED, ExceptionInfo, JsonObject, WorkerResult
+from verify.running import seeds
 
 MAX_OUTPUT = 8000
 # MAX_OBSERVED (verify.core.records): observe a summary (a count, a few items), not a whole tensor
@@ -131,7 +132,7 @@ def run_one(claim_id: str, device: str, workroot: Path, snippet_folder: Path, me
     exception = None
     torch = sys.modules.get("torch")  # seeded when the snippet uses it; never imported for nothing
     if torch is not None:
-        torch.manual_seed(0)
+        torch.manual_seed(0)  # shifted too where a stress variant installed another draw
     start = time.perf_counter()
     with _FdCapture(workdir / OUTPUT_FILE) as cap:
         try:
@@ -187,11 +188,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", required=True, type=Path)
     parser.add_argument("--memory", type=int, default=0, help="bytes this worker may allocate; 0: no limit")
     parser.add_argument("--parent", type=int, default=0, help="the run's process: the worker dies with it")
+    parser.add_argument("--seed-shift", type=int, default=0,
+                        help="another draw: every seed a claim sets is shifted (verify stress; see verify.running.seeds)")
     args = parser.parse_args(argv)
     if args.parent:
         _die_with(args.parent)
     limit_memory(args.memory)
     folder = args.snippet.parent.resolve()
+    if args.seed_shift:
+        seeds.install(args.seed_shift)
     try:
         with _FdCapture() as cap:
             _import_snippet(args.snippet)
