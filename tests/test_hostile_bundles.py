@@ -165,3 +165,29 @@ def test_stale_records_of_a_bundle_are_named_not_dropped_silently(project, tmp_p
     out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 0, out
     assert f"stale 2 record(s) of {tmp_path / 'old-run.json'} on {old['device_key']}" in " ".join(out.split())
+
+
+def test_a_report_names_no_path_of_this_machine(tmp_path):
+    from verify.core.records import ExceptionInfo, Machine, Outcome, Provenance, WorkerResult  # noqa: PLC0415
+
+    root = tmp_path / "checkout"
+    home = str(Path.home())
+    record = evidence.make(
+        _spec_of_tiny(), "k", Outcome.ERROR, f"FileNotFoundError: {root}/snippets/x.py", Provenance(),
+        WorkerResult("tiny.stride", observed={"where": f"{root}/.cache/tmp/run-1"},
+                              output=f"warning at {home}/.pyenv/lib/python3.11/site.py",
+                              exception=ExceptionInfo("E", "m", f'File "{root}/snippets/x.py", line 3')))
+    path = bundles.write(tmp_path / "out" / "b.json", Machine(device_key="cpu-test"), {"tiny.stride": record},
+                         shard=None, file_seconds={}, wall_s=1.0, git_commit="0" * 40, created="2026-12-06T00:00:00+00:00",
+                         root=root)
+    text = path.read_text()
+    assert str(root) not in text and (home in ("", "/") or home not in text)
+    assert "<checkout>/snippets/x.py" in text and "~/.pyenv" in text
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
+def _spec_of_tiny():
+    from verify.core.registry import ClaimSpec  # noqa: PLC0415
+
+    return ClaimSpec(id="tiny.stride", question="tiny", statement="s", kind="fact", snippet="snippets/tiny/basic.py",
+                     line=1, expect={"stride": [0, 1]})

@@ -83,7 +83,7 @@ def write_bundle(settings: Settings, verification: Ledger, part: Part | None, pa
         path = settings.cache_dir / "bundles" / f"shard-{part.k}-of-{part.n}.json"
     bundles.write(path, verification.probe, verification.local, shard=(part.k, part.n) if part else None,
                   file_seconds=verification.file_seconds, wall_s=verification.seconds,
-                  git_commit=git_commit(settings.root), created=now())
+                  git_commit=git_commit(settings.root), created=now(), root=settings.root)
     out.print(f"bundle: {path} ({len(verification.local)} records)", highlight=False)
     return path
 

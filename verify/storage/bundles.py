@@ -29,8 +29,39 @@ from verify.storage import recorded, scan
 KIND = "verify-bundle"
 
 
+CHECKOUT = "<checkout>"
+
+
+def _scrubbed(value: Any, paths: list[tuple[str, str]]) -> Any:
+    if isinstance(value, str):
+        for local, placeholder in paths:
+            value = value.replace(local, placeholder)
+        return value
+    if isinstance(value, dict):
+        return {k: _scrubbed(v, paths) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed(v, paths) for v in value]
+    return value
+
+
+def scrub(record: Evidence, root: Path) -> Evidence:
+    """The record without this machine's paths: the checkout becomes ``<checkout>``, the home folder ``~``.
+
+    A bundle is attached to an issue: it must not carry where a reader keeps their files (a
+    traceback names the checkout and the interpreter's folder, a warning the scratch folder).
+    """
+    paths = sorted({(str(p), CHECKOUT) for p in (root, root.resolve())} |
+                   {(str(p), "~") for p in (Path.home(), Path.home().resolve()) if str(p) not in ("/", "")},
+                   key=lambda pair: -len(pair[0]))
+    return Evidence.from_json(_scrubbed(record.to_json(), paths))
+
+
 def write(path: Path, machine: Machine, records: dict[str, Evidence], *, shard: tuple[int, int] | None,
-          file_seconds: dict[str, float], wall_s: float, git_commit: str, created: str) -> Path:
+          file_seconds: dict[str, float], wall_s: float, git_commit: str, created: str,
+          root: Path | None = None) -> Path:
+    """A bundle; with ``root``, each record is :func:`scrub`-bed of the checkout's and the home folder's paths."""
+    if root is not None:
+        records = {cid: scrub(r, root) for cid, r in records.items()}
     return recorded.write_file(path, machine.device_key, records, machine.recorded(), kind=KIND,
                                shard=list(shard) if shard else None, created=created, git_commit=git_commit,
                                wall_s=round(wall_s, 2), files=dict(sorted(file_seconds.items())))

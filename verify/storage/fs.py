@@ -36,11 +36,22 @@ def copy_into(path: Path, folder: Path) -> None:
         shutil.copyfile(path, folder / path.name)
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to a uniquely named file beside ``path`` and rename it over ``path``."""
+    """Write ``text`` to a uniquely named file beside ``path`` and rename it over ``path``.
+
+    The file gets the mode an ordinary ``open`` would give it (0644 under the usual umask), not the
+    private 0600 of the temporary file it was written as: reports and evidence are meant to be shared.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
