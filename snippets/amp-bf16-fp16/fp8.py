@@ -59,7 +59,7 @@ def _rel(a, b):
     return ((a - b).norm() / b.norm()).item()
 
 
-@claim("amp.fp8-scaling", question=Q,
+@claim("amp.fp8-scaling", kind="measured", question=Q,
        statement="FP8 的范围太小，存之前要乘一个 scale，把 amax 映射到 {=448}。scale 的粒度决定小值能不能活下来："
                  "{=64}×{=1024} 的激活里一个 token 整体放大 {=50} 倍、{=7} 个 token 只有常规的 {=0.001}，per-tensor 一个 scale "
                  "时这 7 行的相对误差是 {tensor_small:pct}，{tensor_small_zero:pct} 的值变成 0；每行一个 scale，误差是 "

@@ -46,22 +46,22 @@ def _compare(device):
     return out
 
 
-@claim("amp.fp16-grad-underflow", question=Q,
+@claim("amp.fp16-grad-underflow", kind="measured", question=Q,
        statement="梯度下溢发生在反向传播里：一个小 MLP 的损失乘以 `1e-4`，FP32 算出的梯度中位数是 {median_grad:.2g}，"
                  "低于 FP16 的最小正规数。在 FP16 的 autocast 下直接反向，FP32 里非零的 {n_nonzero} 个梯度中有 "
                  "{fp16_zero:pct} 变成 0，整体相对误差 {fp16_err:pct}；先用 GradScaler 的初始倍数把损失放大再反向，"
                  "变成 0 的只剩 {fp16_scaled_zero:pct}，误差 {fp16_scaled_err:pct}。BF16 不放大也只有 {bf16_zero:pct} 变成 0。",
        expect={"median_grad": {"<": 6.1e-5}, "fp16_zero": {">": 0.05}, "fp16_scaled_zero": {"<": 0.001},
-               "bf16_zero": {"<": 0.001}, "fp16_err": {">": 0.05}, "fp16_scaled_err": {"<": 0.01}})
+               "bf16_zero": {"<": 0.001}, "fp16_err": {">": 0.05}, "fp16_scaled_err": {"<": 0.05}})
 def _(ctx):
     return _compare(ctx.device)
 
 
-@claim("amp.bf16-coarser-grads", question=Q,
+@claim("amp.bf16-coarser-grads", kind="measured", question=Q,
        statement="但 BF16 的梯度并不比放大后的 FP16 准：同一组梯度，BF16 的相对误差是 {bf16_err:pct}，放大后的 FP16 是 "
-                 "{fp16_scaled_err:pct}，BF16 大 {ratio:x}，和两者 eps 之比（{eps_ratio:x}）同一量级。BF16 省掉的是"
+                 "{fp16_scaled_err:pct}，BF16 大 {ratio:x}；两者 eps 之比是 {eps_ratio:x}，梯度误差不只来自一次舍入，两者之比随这批输入而变。BF16 省掉的是"
                  "放大倍数的管理，精度还是 FP16 高。",
-       expect={"ratio": {">": 2.0}})
+       expect={"ratio": {">": 1.0}})
 def _(ctx):
     out = _compare(ctx.device)
     out["ratio"] = out["bf16_err"] / out["fp16_scaled_err"]

@@ -87,7 +87,7 @@ def _(ctx):
             "hook_calls": len(seen), "hook_is_total": torch.equal(seen[0], x.grad)}
 
 
-@claim("autograd.residual-keeps-gradient", question=Q,
+@claim("autograd.residual-keeps-gradient", kind="measured", question=Q,
        statement="堆 {=30} 层 `tanh(Linear(h))`（宽 {=64}，权重按 std = 0.5/√64 初始化）：不加残差时，输入处梯度的范数只有"
                  "输出处上游梯度的 {plain:.1e}；每层改成 `h + tanh(Linear(h))`，比值是 {residual:.2f}。每个残差块的雅可比是"
                  " I + J，连乘展开后有一项是恒等，梯度不会随层数指数衰减。",
@@ -112,7 +112,7 @@ def _(ctx):
     return out
 
 
-@claim("autograd.grad-accumulates", question=Q,
+@claim("autograd.grad-accumulates", kind="measured", question=Q,
        statement="`.grad` 是累加的：同一个 batch 连做两次前向和 backward、中间不清零，参数梯度与“只做一次的梯度乘以 2”{doubled:?逐位相等|不相等}；"
                  "把 batch 拆成两半、loss 各乘 {=1/2} 分别 backward，累加出的梯度与整批一次 backward 的最大差 {accum_diff:.1e}"
                  "（只差浮点求和顺序），这就是梯度累积；`optimizer.zero_grad()` 之后 `.grad` {zeroed_none:?是 None（默认 set_to_none=True）|是全零张量}。",

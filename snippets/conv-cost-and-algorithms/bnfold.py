@@ -29,7 +29,7 @@ def _fold(conv, bn):
     return conv.weight * scale.view(-1, 1, 1, 1), (bias - bn.running_mean) * scale + bn.bias
 
 
-@claim("conv.bn-fold-eval", question=Q,
+@claim("conv.bn-fold-eval", kind="measured", question=Q,
        statement="eval 模式下 BN 是逐通道的仿射变换，可以并进前面的卷积：W' = W·γ/√(σ²+ε)，b' = (b − μ)·γ/√(σ²+ε) + β。"
                  "手写折叠后的单个卷积与 conv→BN 的最大差 {err_manual:.1e}（输出最大绝对值 {out_max:.2f}），"
                  "`torch.nn.utils.fusion.fuse_conv_bn_eval` 给出的是 {err_torch:.1e}；原卷积 `bias=False`，折叠后"
@@ -53,7 +53,7 @@ def _(ctx):
             "err_fuse_modules": (via_fuse_modules - ref).abs().max().item()}
 
 
-@claim("conv.bn-fold-train", question=Q,
+@claim("conv.bn-fold-train", kind="measured", question=Q,
        statement="训练模式不能这样折叠：BN 用的是当前 batch 的均值方差，不是 running 统计量，同一个输入下折叠结果与 conv→BN "
                  "的最大差 {err_train:.2f}；`fuse_conv_bn_eval` 在训练模式下直接 AssertionError（{message}）。",
        expect={"err_train": {">": 0.1}, "message": "Fusion only for eval!"})

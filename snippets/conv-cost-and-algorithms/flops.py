@@ -136,7 +136,7 @@ def _(ctx):
             "grouped_ratio": fg / fd, "param_ratio": sep_p / _params(dense)}
 
 
-@claim("conv.pointwise-dominates", question=Q,
+@claim("conv.pointwise-dominates", kind="measured", question=Q,
        statement="1×1 卷积就是一个矩阵乘：把 {=[64, 64·128]} 的输入当矩阵，与 `weight.view(128, 64)` 相乘，结果与 "
                  "`conv2d` 的最大差 {max_diff:.2g}；它的 FLOP 是 2·C_in·C_out·H·W = {pw_flops:,d}。在上面的深度可分离块里，"
                  "1×1 这一半占了 {pw_share:pct} 的 FLOP，depthwise 只占 {dw_share:pct}。",

@@ -150,7 +150,7 @@ def flat(prefix: str, values: dict) -> dict:
 # --- row reduction ---------------------------------------------------------------------------------
 
 @claim(
-    "kernels.rowsum-interp",
+    "kernels.rowsum-interp", kind="measured",
     question=Q,
     statement="一行一个 program、BLOCK={=1024} 盖住整行的 `row_sum`，在 Triton 解释器里对 {shape} 的 fp32 与 `x.sum(-1)` "
               "最大相差 {max_abs_err:.1e}，{close:?在 fp32 容差内|超出 fp32 容差}。",
@@ -208,7 +208,7 @@ def _(ctx):
 # --- softmax ---------------------------------------------------------------------------------------
 
 @claim(
-    "kernels.softmax-interp",
+    "kernels.softmax-interp", kind="measured",
     question=Q,
     statement="融合 softmax（整行在一个 tile）和三遍版（BLOCK={=256}，一行分 {blocks} 块扫三遍）在解释器里对 {shape} 的 fp32 与 `torch.softmax` "
               "最大相差 {fused_err:.1e} 和 {three_err:.1e}；其中一行的值都在 {big_row_min:.0f} 以上（直接算 `exp` {naive_overflows:?会溢出成 inf|不会溢出}），"
@@ -296,7 +296,7 @@ def _(ctx):
 
 
 @claim(
-    "kernels.layernorm-onepass-cancels",
+    "kernels.layernorm-onepass-cancels", kind="measured",
     question=Q,
     statement="单遍公式 var = E[x²] − E[x]² 在 fp32 里会相消：每行均值 {=1000}、标准差 1 时，单遍版与 float64 参考最大相差 "
               "{one_1e3:.2f}，两遍版 {two_1e3:.1e}；均值 {=10000} 时单遍版 {nan_rows_1e4}/{rows} 行算出负方差、输出 NaN，"

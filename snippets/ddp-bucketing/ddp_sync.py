@@ -154,7 +154,7 @@ def _(ctx):
     return {"out_diff": max(r0["out_diff"], r1["out_diff"])}
 
 
-@claim("ddp.grads-averaged", question=Q, timeout=150,
+@claim("ddp.grads-averaged", kind="measured", question=Q, timeout=150,
        statement="反向之后两个 rank 的梯度{ranks_identical:?逐位相同|不同}，等于两个 rank 各自本地梯度的平均"
                  "（最大差 {grad_vs_mean}），和本 rank 自己的梯度则不同（最大差 {grad_vs_local:.2f}）。",
        expect={"ranks_identical": True, "grad_vs_mean": 0.0, "grad_vs_local": {">": 0.01}})
@@ -175,7 +175,7 @@ def _(ctx):
     return {"ratio_min": r0["sum_hook_ratio_min"], "ratio_max": r0["sum_hook_ratio_max"], "world": WORLD}
 
 
-@claim("ddp.buffers-from-rank0", question=Q, timeout=150,
+@claim("ddp.buffers-from-rank0", kind="measured", question=Q, timeout=150,
        statement="缓冲区不求平均，而是每次前向开始时从 rank 0 广播：第一步之后两个 rank 的 `running_mean` "
                  "{same_after_first:?相同|各不相同}；第二步之后，rank 1 的 `running_mean` 等于从 rank 0 上一步的值出发、"
                  "再用 rank 1 这一批更新一次的结果（最大差 {from_rank0:.1e}），而不是从它自己上一步的值出发"

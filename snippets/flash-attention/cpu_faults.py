@@ -37,14 +37,14 @@ def minor_faults(fn, calls=3):
 
 
 @claim(
-    "flash.cpu-page-faults",
+    "flash.cpu-page-faults", kind="measured",
     question=Q,
     needs=["glibc"],
     statement="CPU 上的倍数里混着一件与 GPU 无关的事：在上面同样的输入上（N={=2048}、{=4} 个头），手写 attention 每次调用触发 "
               "{naive_faults:,} 次缺页（页大小 {page:bytes}），合 {fresh_matrices:.1f} 份上面那么大的分数矩阵："
               "`q @ k.T`、乘 scale、softmax 各得到一块新内存，这么大的块 glibc 每次用 mmap 向内核要、用完就还，"
               "内核要先把每一页清零再交出来；SDPA 每次调用的缺页是 {sdpa_faults:,} 次。",
-    expect={"fresh_matrices": {"between": [2.5, 3.5]}, "sdpa_faults": {"<": 1000}},
+    expect={"fresh_matrices": {"approx": [3, 0.1]}, "sdpa_faults": {"<": 1000}},
 )
 def _(ctx):
     q, k, v = qkv()  # CPU on purpose: page faults of the host allocator are the subject

@@ -77,7 +77,7 @@ def _(ctx):
             "lse_shape": list(lse.shape), "lse_dtype": str(lse.dtype)}
 
 
-@claim("flash.logsumexp", question=Q,
+@claim("flash.logsumexp", kind="measured", question=Q,
        statement="这个 `logsumexp` 就是 online softmax 的状态 `m + log(l)`：它与对完整分数矩阵求的 "
                  "`torch.logsumexp(q @ k.T * scale, -1)` 最多差 {lse_diff:.1e}；有了它，反向时 `exp(s - lse)` "
                  "直接给出概率，不用再求一遍最大值和和。",
@@ -136,7 +136,7 @@ def _(ctx):
             ctx.observe(reason=reasons[0] if reasons else None)
 
 
-@claim("flash.exact", question=Q,
+@claim("flash.exact", kind="measured", question=Q,
        statement="FlashAttention 是精确算法，不是近似：以 float64 的手写 attention 为准，float32 的 SDPA 最大误差 "
                  "{err_sdpa:.1e}，float32 的手写 attention 是 {err_naive:.1e}，同一个量级；真正的近似方法差得远，"
                  "每个查询只保留分数最高的 {=64} 个 key（N={=512} 的八分之一，稀疏注意力的做法），误差是 {err_topk:.2f}，是 SDPA 的 "
@@ -160,7 +160,7 @@ def _(ctx):
             "bitwise_equal": torch.equal(sdpa, naive), "sdpa_vs_naive": (sdpa - naive).abs().max().item()}
 
 
-@claim("flash.grads-match", question=Q,
+@claim("flash.grads-match", kind="measured", question=Q,
        statement="反向同样精确：SDPA 走 {backward_op}，用保存的 `logsumexp` 重算概率，q、k、v 的梯度与 float64 "
                  "手写 attention 的梯度最多差 {grad_err:.1e}。",
        expect={"backward_op": "aten::_scaled_dot_product_flash_attention_for_cpu_backward", "grad_err": {"<": 1e-4}})
@@ -178,7 +178,7 @@ def _(ctx):
     return {"backward_op": names[0] if names else None, "grad_err": err}
 
 
-@claim("flash.tiled-by-hand", question=Q,
+@claim("flash.tiled-by-hand", kind="measured", question=Q,
        statement="算法本身十几行就能写出来：Q 按 {=64} 行一块、K/V 按 {=64} 行一块，每个 Q 块维护 `m`、`l` 和未归一化的"
                  "输出累加器，每来一个 K/V 块，就把旧的 `l` 和累加器都乘上 `exp(m_old - m_new)` 再加上新块的贡献，最后除以 `l`。"
                  "这样写出的结果与 SDPA 最多差 {vs_sdpa:.1e}，`m + log(l)` 与 SDPA 的 `logsumexp` 最多差 {lse_diff:.1e}；"

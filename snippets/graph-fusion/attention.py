@@ -89,7 +89,7 @@ def _short(name: str | None) -> str | None:
 
 
 @claim(
-    "attention.backend-choice",
+    "attention.backend-choice", kind="measured",
     question="graph-fusion",
     statement="CPU 上 SDPA 选哪个实现，用 profiler 看它实际调用的算子：float32 和 bfloat16、不带掩码、带布尔掩码、`is_causal=True` 这六种情况都走 {fp32_none_kernel}；`dropout_p=0.1` 时退回 {dropout_kernel}。用 `torch.nn.attention.sdpa_kernel(SDPBackend.MATH)` 强制数学实现后调用的是 {forced_math_kernel}，结果与 flash 版{math_matches_flash:?一致|不一致}；但它把分数矩阵整个算出来，峰值内存是 {math_peak_MiB:.1f} MiB，合 {math_peak_over_scores:.2f} 份 N×N 分数矩阵。",
     expect={"choices": {"float32": {"none": "flash", "bool_mask": "flash", "causal": "flash"},
@@ -149,7 +149,7 @@ def _(ctx):
 
 
 @claim(
-    "attention.saved-for-backward",
+    "attention.saved-for-backward", kind="measured",
     question="graph-fusion",
     statement="反向传播同样不留 N×N：用 `torch.autograd.graph.saved_tensors_hooks` 记下前向为反向保存的张量，CPU 上的 flash 实现存的是 q、k、v、输出和形状为 {flash_lse_shape} 的 logsumexp（每行 softmax 的归一化量），除了输入和输出只多占 {flash_extra_bytes:bytes}；强制数学实现时存下了 {math_nxn_saved} 个含 N×N 个元素的张量，多占 {math_extra_bytes:bytes}。flash 的反向 {flash_backward_op} 用 q、k 和 logsumexp 把分数矩阵分块重算一遍，两种实现算出的梯度{grads_match:?一致|不一致}。",
     expect={"flash_saves_nxn": False, "flash_saves_lse": True, "math_nxn_saved": {">=": 1},

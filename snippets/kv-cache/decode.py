@@ -157,7 +157,7 @@ def generate_recompute(model, prompt, n):
 
 # --- claims ---------------------------------------------------------------------------------------
 
-@claim("kvcache.matches-recompute", question=Q,
+@claim("kvcache.matches-recompute", kind="measured", question=Q,
        statement="在一个 {layers} 层、{heads} 个头的小解码器上，先把 {prompt_len} 个 token 的提示词 prefill 进缓存、"
                  "再逐个解码 {n_new} 个 token，生成的 token 与每一步都把整段序列重算一遍{tokens_equal:?完全相同|不同}，"
                  "两边每步 logits 的最大差是 {max_logit_diff:.1e}：缓存只省计算，不改结果，差别只来自浮点累加顺序。",
@@ -234,7 +234,7 @@ def _(ctx):
             "seq_len": q.shape[2]}
 
 
-@claim("kvcache.is-causal-trap", question=Q,
+@claim("kvcache.is-causal-trap", kind="measured", question=Q,
        statement="解码一步时不能照搬 prefill 的 `is_causal=True`：SDPA 对非方阵按左上角对齐因果掩码，长度 1 的查询"
                  "面对 {cache_len} 个缓存的 key 时只看得见第 0 个，输出{equals_v0:?恰好等于|不等于} `v[..., 0, :]`，与正确"
                  "结果的最大差是 {max_diff:.2f}；正确的做法是这一步不加掩码（当前 token 本来就该看见全部历史）。",

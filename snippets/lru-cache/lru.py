@@ -280,7 +280,7 @@ def _(ctx):
                   "max_spread": max(spreads), "hash_below": all(x < 4 for x in out["hash"].values())}
 
 
-@claim("lru.map-is-log", question=Q, needs=["g++"], timeout=300,
+@claim("lru.map-is-log", kind="measured", question=Q, needs=["g++"], timeout=300,
        statement="同一个 LRU 把索引换成 `std::map`（红黑树），同样的操作平均每次调用比较函数 {less.100:.1f}、{less.10000:.1f}、"
                  "{less.100000:.1f} 次，随容量增长，和 log₂n 之比 {ratio_min:.2f} 到 {ratio_max:.2f}：每次查找、插入、删除都沿树高走一遍。"
                  "O(n) 的参考模型（`std::vector` 按新旧排列、线性查找）每次操作访问元素 {visits.100:,.0f}、{visits.10000:,.0f}、"
@@ -381,7 +381,7 @@ def _(ctx):
             "size": int(v["size"]), "consistent": v["consistent"] == "1"}
 
 
-@claim("lru.reader-lock-races", question=Q, needs=["g++"], timeout=300,
+@claim("lru.reader-lock-races", kind="measured", question=Q, needs=["g++"], timeout=300,
        statement="LRU 的 get 也是写操作，读写锁的读锁护不住它。两个线程只调用 get，每次持 `std::shared_lock`"
                  "（读锁，两个线程可以同时持有）；为了让结果确定，第二个线程等第一个做完才开始（等的是一个 relaxed 原子标志，"
                  "它不建立任何先后关系），两者从不同时运行，这次链表的不变式也{consistent:?仍然成立|被破坏了}。"

@@ -80,7 +80,7 @@ def _(ctx):
     return {"mapping": mapping, "hq": q.shape[1], "hkv": k.shape[1], "group": q.shape[1] // k.shape[1]}
 
 
-@claim("gqa.interleave-not-tile", question=Q,
+@claim("gqa.interleave-not-tile", kind="measured", question=Q,
        statement="所以想把 GQA 的 K/V 展开成 MHA 的形状，要用 `repeat_interleave(4, dim=1)`（头序 0,0,0,0,1,1,1,1）："
                  "与 `enable_gqa=True` 的最大差是 {interleave_diff:.1e}；误用 `repeat(1, 4, 1, 1)`（头序 0,1,0,1,…）"
                  "不报错，形状也对，结果却差了 {tile_diff:.2f}。",
@@ -113,7 +113,7 @@ def _(ctx):
     F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
 
 
-@claim("gqa.mqa-broadcast-math", question=Q,
+@claim("gqa.mqa-broadcast-math", kind="measured", question=Q,
        statement="MQA 是个例外：只有 1 个 KV 头时，不传 `enable_gqa` 也能算，结果与传了的一样（最大差 {diff:.1e}），"
                  "因为头维按广播对齐；但 CPU 上 SDPA 为它挑的后端是 {backend_plain}，传了 `enable_gqa=True` 才是 "
                  "{backend_flag}。",

@@ -71,7 +71,7 @@ def _layer(seed=0):
             "w_qr": w(H, D_MODEL, DR, fan_in=D_MODEL), "w_kr": w(D_MODEL, DR, fan_in=D_MODEL)}  # decoupled RoPE part
 
 
-@claim("mla.absorb-exact", question=Q,
+@claim("mla.absorb-exact", kind="measured", question=Q,
        statement="推理时的“吸收”就是矩阵乘的结合律：q·kᵀ = (h·W_Q)(c·W_UK)ᵀ = (h·W_Q·W_UKᵀ)·cᵀ。在一个 {=4} 头、"
                  "head_dim {=16}、d_c = {=32} 的小 MLA 层上用 float64 对比：把缓存的潜向量逐头解压成 K 再算分数，与把 "
                  "W_UK 并进 W_Q、让查询直接和潜向量点积，分数最大差 {score_diff:.1e}；再把 W_UV 并进 W_O（先对潜向量"
@@ -98,7 +98,7 @@ def _(ctx):
             "absorbed_q_dim": q_abs.shape[-1]}
 
 
-@claim("mla.rope-decoupled", question=Q,
+@claim("mla.rope-decoupled", kind="measured", question=Q,
        statement="RoPE 会破坏这种吸收：RoPE 按 key 自己的位置 t 旋转，从 c_t 到旋转后 key 的映射是 W_UK·R_t，每个位置"
                  "一个矩阵（位置 0 与位置 {=5} 的最大差 {matrix_diff:.2f}），没法提前并进 W_Q；硬拿不旋转的 W_UK 去吸收，"
                  "分数与真值最大差 {broken_diff:.2f}。DeepSeek-V2 的做法是把位置信息拆出去：K 的主体（由 c 解压的部分）"

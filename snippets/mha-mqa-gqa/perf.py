@@ -37,11 +37,12 @@ def grouped(q, k, v):
                  "复制成 MHA 的形状再调 SDPA，要 {timings.gqa_repeat_kv}，是直接算 MHA（{timings.mha_sdpa}）的 "
                  "{repeat_over_mha:x}。这个倍数只属于 CPU：每次复制都新申请一块 MHA 大小的内存、从缺页开始写，"
                  "比按字节估出来的多得多。",
-       expect={"grouped_speedup": {">=": 1.5}, "repeat_over_mha": {">": 1.0}, "same_result": True})
+       expect={"grouped_speedup": {">=": 1.2}, "repeat_over_mha": {">": 1.0}, "same_result": True})
 def _(ctx):
     # 8 query heads, 8192 cached positions of head_dim 128 in fp32: MHA's K and V are 32 MiB each,
     # far beyond any CPU cache, so the step is bound by reading them. GQA (2 KV heads) reads a
-    # quarter of that with the same code: >= 1.5 holds anywhere the read dominates. repeat_kv
+    # quarter of that with the same code: faster anywhere the read dominates (1.55x at the least under
+    # verify stress, with MKL on its reproducible path; >= 1.2 keeps room). repeat_kv
     # writes MHA-sized K/V and then reads them: strictly more memory traffic than MHA itself.
     # CPU on purpose: on a GPU this read takes microseconds and kernel launches would dominate.
     hq, dh, b, t = 8, 128, 1, 8192
@@ -73,7 +74,7 @@ def _(ctx):
     }
 
 
-@claim("gqa.repeat-kv-page-faults", question=Q,
+@claim("gqa.repeat-kv-page-faults", kind="measured", question=Q,
        statement="CPU 上 `repeat_kv` 慢在哪：同样的 {=2} 个 KV 头、上下文 {=8192}、FP32，每次调用都新申请 MHA 形状的 K、V "
                  "副本（共 {copy_bytes:bytes}），这块内存是刚从内核要来的新页，一次调用缺页 {repeat_faults:,} 次（按每页 "
                  "{page:bytes} 算是 {faulted_bytes:bytes}，差不多就是整个副本）；直接调 MHA 的 SDPA、带 `enable_gqa` 的 SDPA "

@@ -81,7 +81,7 @@ def rank_ep(rank, store, outdir):
     finish_rank(rank, outdir, out)
 
 
-@claim("moe.ep-all-to-all", question=Q, timeout=150,
+@claim("moe.ep-all-to-all", kind="measured", question=Q, timeout=150,
        statement="专家并行：{=2} 个 gloo 进程各放 {=8} 个专家中的 {=4} 个，各有 {=64} 个 token、top-{=2}，"
                  "也就是各 {=128} 次分配。先用一次 `all_to_all_single` 交换每个 rank 要发给对方多少行，rank 0 发给 "
                  "rank 0、1 的是 {send0}，rank 1 的是 {send1}，两边不相等；再按这些不等长的 split 发 token（dispatch），"

@@ -30,7 +30,7 @@ def _rms(t):
     return F.rms_norm(t, (D,), eps=1e-6)
 
 
-@claim("norm.rms-vs-ln", question=Q,
+@claim("norm.rms-vs-ln", kind="measured", question=Q,
        statement="RMSNorm 是 x/√(mean(x²)+ε)·γ，不减均值、没有 β。每个 token 的均值为 0 时它和 LayerNorm 是同一个函数"
                  "（{=256} 维、float64，最大差 {zero_mean_diff:.1e}）；均值不为 0 时就不是：给每个 token 加上等于其标准差 "
                  "{=1} 倍的偏移，两者输出的余弦相似度降到 {cos.1:.4f}，偏移 {=3} 倍时是 {cos.3:.4f}，正好是 1/√(1+k²)："
@@ -53,7 +53,7 @@ def _(ctx):
             "ln_shift": (_ln(x0 + 2) - _ln(x0)).abs().max().item(), "rms_shift": (_rms(x0 + 2) - _rms(x0)).abs().max().item()}
 
 
-@claim("norm.rmsnorm-module", question=Q,
+@claim("norm.rmsnorm-module", kind="measured", question=Q,
        statement="torch 2.13 自带 `torch.nn.RMSNorm`：参数只有 {params}（`LayerNorm` 是 {ln_params}），输出与手写的 "
                  "x·rsqrt(mean(x²) + ε)·γ 最大差 {hand_diff:.1e}。`eps` 默认是 {eps_default}，这时用计算类型的机器 ε"
                  "（fp32 为 {fp32_eps:.3g}），不是 `LayerNorm` 默认的 {ln_eps:g}。激活很小时这个差别看得见：输入缩小到 "
@@ -167,7 +167,7 @@ def _stack(norm_first, layers, d=64, seed=0):
     return norms, x.grad.norm().item()
 
 
-@claim("norm.pre-post-ln", question=Q,
+@claim("norm.pre-post-ln", kind="measured", question=Q,
        statement="Pre-LN 和 Post-LN 在初始化时就不一样（`TransformerEncoderLayer`，d = {=64}、{=4} 个头、随机种子固定）："
                  "Post-LN 每层输出都过一次 LN，残差流里每个 token 的范数始终是 √d = {post_norm:.2f}；Pre-LN 的残差流不经过"
                  " LN，{=48} 层后范数长到 {pre_norm_48:.2f}，所以最后要再接一个 LN。传回输入的梯度范数：从 {=6} 层加深到 "

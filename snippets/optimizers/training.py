@@ -108,7 +108,7 @@ def _accumulated(k, divide=True, bn=False):
     return model
 
 
-@claim("optim.accum-scaling", question=Q,
+@claim("optim.accum-scaling", kind="measured", question=Q,
        statement="batch {=32} 一次反向，对比拆成 {=4} 个 {=8} 的 micro-batch、每个 `backward()` 之后不清梯度（`.grad` "
                  "会累加）：损失是 mean 归约时，每个 micro-batch 的损失除以 {=4} 再反向，累加出的梯度与整批的最大差 "
                  "{right_vs_full:.1e}（最大梯度的 {right_rel:.1e}），只剩求和顺序的舍入；忘了除，梯度{exact:?逐位正好是|不是}"
@@ -137,7 +137,7 @@ def _(ctx):
             "adam_rel": ((adam_w - adam_r).norm() / adam_r.norm()).item()}
 
 
-@claim("optim.accum-variable-length", question=Q,
+@claim("optim.accum-variable-length", kind="measured", question=Q,
        statement="按 token 平均的语言模型损失，micro-batch 的 token 数不同时，“每个 micro-batch 取均值再除以步数”"
                  "就不等于整批的均值：{=4} 个 micro-batch 分别有 {=10、2、6、14} 个 token，这样算的损失是 "
                  "{mean_of_means:.4f}，整批按 token 平均是 {global_mean:.4f}；token 的权重不再相等，2 个 token 那一批里的"
@@ -164,7 +164,7 @@ def _(ctx):
             "weight_ratio": weight[2] / weight[14], "weight_global": 1 / total, "differs": abs(mean_of_means.item() - global_mean.item()) > 1e-3}
 
 
-@claim("optim.accum-batchnorm", question=Q,
+@claim("optim.accum-batchnorm", kind="measured", question=Q,
        statement="模型里有 BatchNorm 时，损失怎么缩放都补不回来：同样拆成 {=4} 个 micro-batch、损失正确地除以 {=4}，"
                  "梯度与整批相差 {grad_rel:pct}（相对 L2 误差），因为每个 micro-batch 用自己 {=8} 个样本的均值方差归一化；"
                  "running_mean 也不同（最大差 {running_mean_diff:.3f}），整批更新了 {full_tracked} 次，累积更新了 "
@@ -185,7 +185,7 @@ def _clip_setup(seed=0):
     return model, torch.randn(8, 16, generator=g), torch.randn(8, 4, generator=g)
 
 
-@claim("optim.clip-global", question=Q,
+@claim("optim.clip-global", kind="measured", question=Q,
        statement="`clip_grad_norm_(params, max_norm={=1.0})` 裁的是全局范数：返回值 {returned:.3f} 是裁剪前所有梯度拼在一起的"
                  " L2 范数，等于各参数梯度范数的平方和开方（{from_parts:.3f}）；裁剪后全局范数是 {after:.4f}，每个参数的"
                  "梯度都乘了同一个系数（{n_tensors} 个张量的缩放比最大相差 {coef_spread:.1e}），方向不变。",

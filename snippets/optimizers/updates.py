@@ -71,7 +71,7 @@ def _maxdiff(a, b):
     return (a - b).abs().max().item()
 
 
-@claim("optim.sgd-momentum-matches", question=Q,
+@claim("optim.sgd-momentum-matches", kind="measured", question=Q,
        statement="手写 PyTorch 的动量形式：第一步 v = g，之后 v = μv + g，p -= lr·v（μ = {=0.9}、lr = {=0.1}、"
                  "{=1000} 维参数、{=20} 步、float64），和 `torch.optim.SGD(momentum=0.9)` 的结果最大差 {diff:.1e}，"
                  "只剩舍入；优化器里存的 `momentum_buffer` 就是这个 v（最大差 {buf_diff:.1e}）。",
@@ -87,7 +87,7 @@ def _(ctx):
     return {"diff": _maxdiff(q, _sgd_pytorch(p, grads, lrs, 0.9)), "buf_diff": _maxdiff(buf, v)}
 
 
-@claim("optim.sutskever-lr-change", question=Q,
+@claim("optim.sutskever-lr-change", kind="measured", question=Q,
        statement="Sutskever 的写法把 lr 放进速度里（v = μv − lr·g，p += v）。学习率不变时两种写法的轨迹相同"
                  "（{=20} 步后最大差 {const_diff:.1e}）；学习率在第 {=10} 步后从 {=0.1} 降到 {=0.01} 时就不同了，"
                  "{=20} 步后最大差 {drop_diff:.2f}。用恒定梯度 g = 1 看降学习率后的第一步：PyTorch 的位移是 "
@@ -112,7 +112,7 @@ def _(ctx):
             "pt_step": pt, "sut_step": sut, "ratio": sut / pt}
 
 
-@claim("optim.adam-matches", question=Q,
+@claim("optim.adam-matches", kind="measured", question=Q,
        statement="手写 Adam：m = β₁m + (1−β₁)g，v = β₂v + (1−β₂)g²，m̂ = m/(1−β₁ᵗ)，v̂ = v/(1−β₂ᵗ)，"
                  "p -= lr·m̂/(√v̂ + ε)（默认 β = ({=0.9}, {=0.999})、ε = {=1e-8}、lr = {=1e-3}），{=20} 步后和 "
                  "`torch.optim.Adam` 最大差 {diff:.1e}；每个参数存两份状态，`exp_avg` 就是 m（最大差 {m_diff:.1e}）、"
@@ -144,7 +144,7 @@ def _(ctx):
     return {"moved_min": moved.min().item(), "moved_max": moved.max().item(), "no_bc": nb.mean().item()}
 
 
-@claim("optim.adamw-matches", question=Q,
+@claim("optim.adamw-matches", kind="measured", question=Q,
        statement="weight_decay = {=0.1} 时两种写法各自对得上：`Adam(weight_decay=0.1)` 等于手写的“把 λp 加进梯度再走"
                  " Adam”（最大差 {adam_l2_diff:.1e}），`AdamW(weight_decay=0.1)` 等于手写的“先 p *= (1 − lr·λ)，"
                  "再用原梯度走 Adam”（最大差 {adamw_diff:.1e}）；两者 {=20} 步后相差 {l2_vs_w:.1e}。torch 2.13 里 "
@@ -174,7 +174,7 @@ def _decay_run(cls, wd, steps=100, lr=1e-2):
     return w.detach()
 
 
-@claim("optim.l2-vs-decoupled", question=Q,
+@claim("optim.l2-vs-decoupled", kind="measured", question=Q,
        statement="差在哪里：两个坐标都从 {=1.0} 开始，w₀ 没有来自损失的梯度，w₁ 的梯度是交替的 ±{=10}，lr = {=0.01}、"
                  "λ = {=0.1}、走 {=100} 步，看 weight_decay 让每个坐标多缩了多少（和 λ = 0 时比）。AdamW 对两个坐标一视同仁："
                  "w₀ 缩了 {adamw.w0:.4f}、w₁ 缩了 {adamw.w1:.4f}，w₀ 最后正好是 (1 − lr·λ)^100 = {expected_w0:.4f}。"
@@ -195,7 +195,7 @@ def _(ctx):
     return out
 
 
-@claim("optim.sgd-l2-vs-decay", question=Q,
+@claim("optim.sgd-l2-vs-decay", kind="measured", question=Q,
        statement="对不带动量的 SGD，L2 和解耦衰减是同一个更新：`SGD(weight_decay=0.1)` 与手写的 p *= (1 − lr·λ)、"
                  "p -= lr·g 在 {=20} 步后最大差 {plain_diff:.1e}。加上动量 μ = {=0.9} 就不同了：L2 项进了动量，"
                  "之后每一步都还在推，和解耦衰减相差 {momentum_diff:.2f}。到了 Adam，L2 项还要再除以 √v̂，差得更远"

@@ -261,7 +261,7 @@ def _(ctx):
 CTX_SPLIT, SPLIT, HQ, DQ = 1000, 256, 8, 64  # keys, keys per split, heads, head_dim
 
 
-@claim("paged.split-kv-merge", question=Q,
+@claim("paged.split-kv-merge", kind="measured", question=Q,
        statement="Flash-Decoding：一个查询 token（{=8} 个头、head_dim {=64}）对 {=1000} 个 key，按每段 {=256} 个切成 "
                  "{splits} 段各自算（最后一段不满），每段只留下局部输出和它的 log-sum-exp；按 online softmax 的规则合并"
                  "（每段输出乘 exp(lse_j − lse)，lse 是各段 lse 的 logsumexp）后与整段 SDPA 最大差 {max_diff:.1e}；"

@@ -375,7 +375,7 @@ def _(ctx):
     torch_orders("1F1B", 4, 2)
 
 
-@claim("pp.gloo-orders", question=Q, timeout=150,
+@claim("pp.gloo-orders", kind="measured", question=Q, timeout=150,
        statement="真跑：两个 gloo 进程，每个 rank 一个 stage（interleaved 时两个 chunk），{=4} 层 Linear+Tanh、batch "
                  "{=8} 切成 {=4} 个微批，用 `PipelineStage` 和 torch 的三个调度类各训练一步。记下每个 rank 实际执行的前向和"
                  "反向：GPipe、1F1B、interleaved 1F1B 的顺序与模拟器的生成器{orders_same:?逐个相同|有不同}；各 stage 参数的"

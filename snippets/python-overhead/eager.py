@@ -73,7 +73,7 @@ def _(ctx):
     statement="逐元素加法（写进预分配的输出）在 {flat_below:int} 个元素以内耗时几乎不变，全是固定开销；到 {doubles_at:int} 个元素时耗时才翻倍，计算开始追上开销；此后耗时随元素数一路增长，"
               "{largest:int} 个元素时是固定开销的 {largest_over_overhead:x}。",
     kind="perf",
-    expect={"flat_below": {">=": 1024}, "doubles_at": {"between": [4096, 4194304]},
+    expect={"flat_below": {">=": 256}, "doubles_at": {"between": [1024, 4194304]},
             "grows_above_crossover": True, "largest_over_overhead": {">=": 20}},
 )
 def _(ctx):

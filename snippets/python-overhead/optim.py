@@ -95,12 +95,13 @@ def _(ctx):
     "optim.foreach-time",
     question=Q,
     statement="单线程下同样 {=20} 个、每个 {=64} 个元素的参数，一次 `step()`：逐参数实现 {t.for_loop:time}，foreach"
-              " {t.foreach:time}（快 {foreach_speedup:x}），fused {t.fused:time}（快 {fused_speedup:x}）。",
+              " {t.foreach:time}（速度是逐参数的 {foreach_speedup:x}），fused {t.fused:time}（快 {fused_speedup:x}）。",
     kind="perf",
     # For parameters this small the step is all per-op overhead: foreach removes the Python side of
     # most calls (a per-tensor C++ loop remains), fused also runs one kernel per tensor for the
-    # whole update, so both are faster everywhere; by how much depends on the CPU.
-    expect={"foreach_speedup": {">": 1.0}, "fused_speedup": {">=": 1.5}, "fused_over_foreach": {">": 1.0}},
+    # whole update. Fused is faster everywhere; foreach gained only 1.08x with one thread under
+    # verify stress, so its ratio is this machine's, not checked.
+    expect={"fused_speedup": {">=": 1.5}, "fused_over_foreach": {">": 1.0}},
 )
 def _(ctx):
     n, numel = 20, 64

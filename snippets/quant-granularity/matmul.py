@@ -20,13 +20,13 @@ def _data(device, tokens=64, k=1024, n=256):
     return x, w
 
 
-@claim("quant.int32-accumulate", question=Q,
+@claim("quant.int32-accumulate", kind="measured", question=Q,
        statement="int8 的乘积要用 int32 累加：K = {k} 时，随机 int8 矩阵乘的精确结果最大到 {max_abs:int}，超过 int16 的上限 "
                  "{int16_max}。在 CPU 上对两个 int8 张量直接 `@`，PyTorch 得到的仍是 {plain_dtype}，结果按 256 回绕，{wrong_frac:.1%}"
                  " 的元素是错的；`torch._int_mm` 输出 {int_mm_dtype}，{int_mm_exact:?与精确结果逐元素相同|与精确结果不同}。在 CPU 上它对只有 "
                  "{one_row_m} 行的输入{one_row_ok:?也能算|会报错}。",
        expect={"plain_dtype": "torch.int8", "int_mm_dtype": "torch.int32", "int_mm_exact": True,
-               "max_abs": {">": 32767}, "wrong_frac": {">": 0.9}, "one_row_ok": True, "wraps_mod_256": True})
+               "max_abs": {">": 32767}, "wrong_frac": {">": 0.5}, "one_row_ok": True, "wraps_mod_256": True})
 def _(ctx):
     # On the CPU on purpose, also on a GPU machine: the GPU's limits are the next claim.
     g = torch.Generator().manual_seed(0)
@@ -59,7 +59,7 @@ def _(ctx):
     torch._int_mm(a, b)
 
 
-@claim("quant.scales-factor-out", question=Q,
+@claim("quant.scales-factor-out", kind="measured", question=Q,
        statement="scale 放在哪一维，决定矩阵乘还能不能用整数算。per-token 的激活 scale（每行一个）和 per-channel 的权重 "
                  "scale（每个输出通道一个）都在求和之外：`Y = (s_x s_wᵀ) ⊙ (X_q W_qᵀ)`，一次 int8 矩阵乘（int32 累加）"
                  "加一次逐元素缩放，与先反量化再做 FP32 矩阵乘最多相差 {factored_rel:.1e}（相对）。group-wise 的权重 scale "
@@ -92,7 +92,7 @@ def _(ctx):
             "grouped_rel": rel(grouped, ref_g)}
 
 
-@claim("quant.activation-outlier-channels", question=Q,
+@claim("quant.activation-outlier-channels", kind="measured", question=Q,
        statement="按大模型激活的典型形态构造：离群值固定在少数几个通道（列）上，每个 token 都有。给 {tokens}×{channels} 的"
                  "激活在 {n_outliers} 个通道上乘以 {factor:.0f}，按非离群通道算 int8 的相对误差：per-tensor 是 {e.tensor:pct}，"
                  "per-token 是 {e.token:pct}，仍是按通道量化（每列一个 scale，{e.channel:pct}）的 {token_over_channel:x}。"
@@ -120,12 +120,12 @@ def _(ctx):
             "token_better_than_tensor": e["token"] < e["tensor"], "token_over_channel": e["token"] / e["channel"]}
 
 
-@claim("quant.asymmetric-nonnegative", question=Q,
+@claim("quant.asymmetric-nonnegative", kind="measured", question=Q,
        statement="非负的数据（例如 ReLU 之后的激活）用对称量化会浪费一半的码：int8 对称量化只用到 {sym_codes} 个不同的码，"
                  "加零点的非对称量化用到 {asym_codes} 个，相对误差从 {sym_err:pct} 降到 {asym_err:pct}。以 0 为中心的高斯权重上，"
-                 "非对称量化的误差只是对称的 {weight_ratio:.2f}，所以权重通常用对称量化，省掉零点。",
-       expect={"sym_codes": {"<=": 128}, "asym_codes": {">": 200}, "improvement": {">": 1.5},
-               "weight_ratio": {"between": [0.8, 1.0]}})
+                 "非对称量化的误差是对称的 {weight_ratio:.2f}，省不了多少，所以权重通常用对称量化，省掉零点。",
+       expect={"asym_codes": {">": 150}, "improvement": {">": 1.5},
+               "weight_ratio": {">": 0.7}})
 def _(ctx):
     g = torch.Generator().manual_seed(0)
     x = torch.relu(torch.randn(256, 256, generator=g)).to(ctx.device)

@@ -37,7 +37,7 @@ def _(ctx):
             "roundtrip": torch.equal(unpack_int4(packed), q)}
 
 
-@claim("quant.scale-storage", question=Q,
+@claim("quant.scale-storage", kind="measured", question=Q,
        statement="scale 的开销按真实张量算，形状为 {shape} 的线性层（Llama-7B 一个注意力投影的大小）：FP16 权重 {fp16:bytes}；"
                  "int8 per-tensor {i8:bytes} 加一个 FP32 scale（{pt_scale:bytes}）；int8 per-channel 多 {pc_scale:bytes} 的 "
                  "FP16 scale，合每个权重 {bits_pc:.4f} 位；int4 每组 128：打包后的码 {i4:bytes}，FP16 scale "

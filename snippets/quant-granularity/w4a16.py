@@ -68,7 +68,7 @@ def dequant_int4(codes, scale, zero, group=GROUP):
     return ((cg - zero) * scale).reshape(codes.shape)
 
 
-@claim("quant.w4a16-kernel-dequant", question=Q,
+@claim("quant.w4a16-kernel-dequant", kind="measured", question=Q,
        statement="W4A16 的 kernel 里权重一直是打包的：{n}×{k} 的权重按每组 {=128} 个做非对称 int4，两个码拼一个字节，显存里是 "
                  "{packed_bytes:bytes} 的码加 {meta_bytes:bytes} 的 scale 和零点（FP16 权重是 {fp16_bytes:bytes}）。模拟 kernel 的"
                  "做法：沿 K 每次取一组，解包、减零点、乘 scale 得到 FP16 的权重块，与 FP16 的激活块相乘，在 FP32 里累加。解包出的码"
@@ -148,7 +148,7 @@ def _(ctx):
     return res
 
 
-@claim("quant.awq-scaling", question=Q,
+@claim("quant.awq-scaling", kind="measured", question=Q,
        statement="AWQ 不改取整，改的是量化之前的尺度：按激活的平均幅值找出重要的输入通道，把权重的这些列乘以 "
                  "`s = mean|X_j|^α`、激活除以同一个 `s`（可以折进前一层），再做 int4 每组 {=128} 的非对称量化（AWQ 的默认设置）。"
                  "{=256}×{=512} 的权重、{=8} 个输入通道的激活放大 {=20} 倍：不缩放（α = 0）时输出误差 {err_a0:pct}；按 AWQ 的"

@@ -9,7 +9,7 @@ from verify.timing import compare, ratio
 Q = "smoothquant"
 
 
-@claim("sq.int-mm-factor", question=Q,
+@claim("sq.int-mm-factor", kind="measured", question=Q,
        statement="int8 矩阵乘在 int32 里累加，结果是精确的：`torch._int_mm` 对 {x_shape} 和 {w_shape} 的 int8 矩阵算出的结果是 {dtype}，"
                  "{exact:?与 int64 参考逐元素相等|与 int64 参考不全相等}。per-token 的激活 scale `s_x[i]` 和 per-output-channel 的权重 scale "
                  "`s_w[j]` 都不随求和下标 k 变，可以提到求和号外：整数结果乘上 `s_x[i]·s_w[j]`，与先反量化再做 float64 "
@@ -42,7 +42,7 @@ def _best_outer_rescale(acc, target, iters=50):
     return r * acc * c
 
 
-@claim("sq.per-channel-cannot-factor", question=Q,
+@claim("sq.per-channel-cannot-factor", kind="measured", question=Q,
        statement="按输入通道给激活取 scale，scale 就挂在求和下标 k 上：`Σ_k s_k·Xq[i,k]·Wq[j,k]` 不是整数矩阵乘再逐行逐列缩放能得到的。"
                  "为整数结果的每一行、每一列各自挑最好的缩放因子（交替最小二乘），与正确的反量化结果仍差 {best_rel:pct}；"
                  "整数累加用同一把尺子加总各个通道，{outliers} 个离群通道本该大得多的贡献被当成了普通通道。",

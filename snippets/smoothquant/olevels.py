@@ -36,8 +36,8 @@ def _static(t, scale):
        statement="论文把 SmoothQuant 分成三档，权重都按整个张量量化：O1 激活按 token 动态量化，O2 按整个张量动态量化，O3 按"
                  "整个张量、用校准时定下的静态 scale。同一个平滑后的层（α = {=0.5}，平滑因子和静态 scale 都来自另一批校准数据）："
                  "输出误差 O1 {o1:pct}、O2 {o2:pct}、O3 {o3:pct}，越往后越省、误差越大；O3 的静态 scale 比这批数据现算的小 "
-                 "{static_short:pct}，{clipped:pct} 的激活被截断。",
-       expect={"ordered": True, "naive_worst": True, "per_channel_w_better": True, "clipped": {">": 0}})
+                 "{static_short:pct}，这批数据里 {clipped:pct} 的激活被截断（换一批数据可能一个也不截）。",
+       expect={"ordered": True, "naive_worst": True, "per_channel_w_better": True})
 def _(ctx):
     x, w, s, static_scale = _setup()
     xs, ws = x / s, w * s
@@ -56,7 +56,7 @@ def _(ctx):
             "ordered": o1 < o2 < o3, "naive_worst": naive > o3, "per_channel_w_better": o1_pc < o1}
 
 
-@claim("sq.o-levels-epilogue", question=Q,
+@claim("sq.o-levels-epilogue", kind="measured", question=Q,
        statement="三档都是一次 int8 GEMM（`torch._int_mm`，int32 累加）加一个收尾缩放，与先反量化再做 float64 矩阵乘的最大相对差"
                  "是 {max_rel:.1e}。区别在收尾要几个 scale、什么时候算出来：O1 每行乘自己的 `s_x[i]`（{o1_scales} 个 token 各一个），"
                  "要在 GEMM 之前逐 token 求一次 absmax；O2 只乘一个标量 `s_x·s_w`，但这个标量要先对整个激活做一次"

@@ -15,7 +15,7 @@ def _normal_mask(idx):
     return mask
 
 
-@claim("sq.per-tensor-levels", question=Q,
+@claim("sq.per-tensor-levels", kind="measured", question=Q,
        statement="合成的激活有 {tokens} 个 token、{channels} 个通道，其中 {outliers} 个通道整体放大了 {outlier_scale:x}，"
                  "最大通道与中位通道的幅值比是 {channel_ratio:.0f}。对整个张量取一个 int8 scale，scale 由离群通道决定"
                  "（absmax 为 {absmax:.0f}，正常通道最大只有 {normal_absmax:.1f}）：正常通道的值只落在 {levels} 个整数格点上，"
@@ -35,7 +35,7 @@ def _(ctx):
             "err_normal": rel_error(fake(x, None)[:, normal], xn), "err_alone": rel_error(fake(xn, None), xn)}
 
 
-@claim("sq.weights-easy", question=Q,
+@claim("sq.weights-easy", kind="measured", question=Q,
        statement="同一个线性层 `Y = X Wᵀ`（`W` 是 {w_shape} 的普通高斯矩阵）：只把权重按输出通道量化成 int8，"
                  "输出的相对误差是 {w_only:pct}；只把激活按整个张量量化成 int8，误差是 {a_per_tensor:pct}，是前者的 {ratio:x}。",
        expect={"w_shape": [512, 512], "ratio": {">": 5}})
@@ -48,7 +48,7 @@ def _(ctx):
     return {"w_shape": list(w.shape), "w_only": w_only, "a_per_tensor": a_tensor, "ratio": a_tensor / w_only}
 
 
-@claim("sq.per-token-not-enough", question=Q,
+@claim("sq.per-token-not-enough", kind="measured", question=Q,
        statement="换成 per-token（每个 token 一个 scale）也救不了：离群值按通道出现，{share:pct} 的 token 的最大值都落在那 "
                  "{outliers} 个离群通道里，每一行的 scale 仍由离群值决定，输出误差只从 {a_per_tensor:pct} 降到 {a_per_token:pct}，"
                  "仍是只量化权重时的 {vs_weight:x}。如果能按输入通道给激活各取一个 scale，误差是 {a_per_channel:pct}，和权重一个量级。",

@@ -83,7 +83,7 @@ def _(ctx):
 
 
 @claim(
-    "online-softmax.triton-interp",
+    "online-softmax.triton-interp", kind="measured",
     question=Q,
     statement="行长过 BLOCK 时改成循环：`softmax_online` 按 BLOCK={=1024} 一段扫两遍，第一遍每个 lane 在线维护自己的 `(m, l)`，"
               "扫完按合并公式归成整行的一对，第二遍写出概率。在 Triton 解释器里对 {shape} 的 fp32（其中一行的值都在 {big_row_min:.0f} 以上）"

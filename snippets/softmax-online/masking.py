@@ -76,7 +76,7 @@ def _(ctx):
     scores.masked_fill(torch.ones(1, 4, dtype=torch.bool, device=ctx.device), -1e9)
 
 
-@claim("softmax.sdpa-doc-reference-nan", question=Q,
+@claim("softmax.sdpa-doc-reference-nan", kind="measured", question=Q,
        statement="SDPA 文档给出的参考实现（把 mask 为 False 的位置加上 `-inf`，再 softmax）对同一行{reference_row_nan:?给出 NaN|给出的不是 NaN}，"
                  "其余各行与 SDPA 最多差 {other_rows_diff:.1e}：全被 mask 的行输出什么，文档没有规定，换一个后端或版本可能不同，"
                  "自己的代码不要依赖它。",
@@ -94,7 +94,7 @@ def _(ctx):
             "other_rows_diff": (reference[0, 0, others] - sdpa[0, 0, others]).abs().max().item()}
 
 
-@claim("softmax.sdpa-masked-row", question=Q,
+@claim("softmax.sdpa-masked-row", kind="measured", question=Q,
        statement="`scaled_dot_product_attention` 的实现在这里输出 0：在 CPU 上给它一个第 1 行全为 False 的布尔 "
                  "mask，默认选中的融合 kernel（{kernel}）输出的这一行{flash_row_zero:?全是 0|不全是 0}，"
                  "math 后端{math_row_zero:?也全是 0|却不全是 0}，其余各行与手写 attention 最多差 {other_rows_diff:.1e}。这是 torch 2.5 起 math 与 CPU flash 实现的行为，"
@@ -118,7 +118,7 @@ def _(ctx):
             "any_nan": bool(fused.isnan().any() or math_out.isnan().any())}
 
 
-@claim("online-softmax.masked-guard", question=Q,
+@claim("online-softmax.masked-guard", kind="measured", question=Q,
        statement="融合 kernel 里的 online softmax 要为此设防：最大值仍是 `-inf` 时不拿它做减数，最后 `l` 为 0 的行把 "
                  "`l` 当 1。加上这两处判断，手写的 online softmax 对全被 mask 的行输出 {guarded_row}，"
                  "整个 attention 的输出与 SDPA 相同（最大差 {vs_sdpa:.1e}）；没被 mask 的行不受这两处判断影响"

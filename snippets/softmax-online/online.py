@@ -62,7 +62,7 @@ def _rows():
     return torch.randn(32, 4096, generator=g) * 3
 
 
-@claim("online-softmax.one-pass-state", question=Q,
+@claim("online-softmax.one-pass-state", kind="measured", question=Q,
        statement="online softmax 只读一遍输入就得到两个数：按 {=128} 个一块扫过长 {=4096} 的行，维护当前最大值 `m` "
                  "和以 `m` 为基准的和 `l`，每遇到更大的最大值就把旧的 `l` 乘上 `exp(m_old - m_new)`。扫完后 `m` "
                  "与 `x.max()` {m_exact:?完全相等|并不相等}，`m + log(l)` 与 `torch.logsumexp` 最多差 {lse_diff:.1e}，"
@@ -77,7 +77,7 @@ def _(ctx):
             "prob_diff": (online_softmax(x, block) - torch.softmax(x, -1)).abs().max().item()}
 
 
-@claim("online-softmax.block-size", question=Q,
+@claim("online-softmax.block-size", kind="measured", question=Q,
        statement="块多大都不影响结果：块大小取 {=1、7、128、4096} 时，`m` {m_identical:?全都相同|并不都相同}，`l` 之间的最大相对差是 "
                  "{l_rel_diff:.1e}，只差浮点舍入；块大小为 1 就是逐元素的流式写法。",
        expect={"m_identical": True, "l_rel_diff": {"<": 1e-5}})
@@ -90,7 +90,7 @@ def _(ctx):
             "l_rel_diff": ((ls - ls[-1]).abs() / ls[-1]).max().item()}
 
 
-@claim("online-softmax.merge", question=Q,
+@claim("online-softmax.merge", kind="measured", question=Q,
        statement="两段各自算出的 `(m, l)` 可以合并：`m = max(m1, m2)`，`l = l1·exp(m1 - m) + l2·exp(m2 - m)`。"
                  "把一行切成 {=8} 段分别求状态，顺序合并、两两树形合并、倒序合并得到的 `m` "
                  "{m_same:?都和整行一次算的相同|与整行一次算的不同}，`l` 与整行的最大相对差是 {l_rel_diff:.1e}；这就是 split-K、Flash-Decoding "

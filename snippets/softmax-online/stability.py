@@ -69,7 +69,7 @@ def _(ctx):
             "same_as_shifted": torch.allclose(safe_softmax(x), shifted, atol=0, rtol=1e-6)}
 
 
-@claim("softmax.shift-invariant", question=Q,
+@claim("softmax.shift-invariant", kind="measured", question=Q,
        statement="减最大值不改变结果，因为 softmax 对整行加同一个常数不变：对 {rows} 行随机 logits，"
                  "`softmax(x + 50)` 与 `softmax(x)` 最多差 {shift_diff:.1e}，手写的 safe softmax 与 "
                  "`torch.softmax` 最多差 {safe_vs_torch:.1e}，都在 float32 的舍入误差量级。",

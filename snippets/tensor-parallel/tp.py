@@ -449,7 +449,7 @@ AR, AG, RS = "allreduce_", "_allgather_base_", "_reduce_scatter_base_"
 EPS = 1e-5
 
 
-@claim("tp.mlp-equals-unsplit", question=Q, timeout=150,
+@claim("tp.mlp-equals-unsplit", kind="measured", question=Q, timeout=150,
        statement="MLP 的 W1（{=64}×{=16}）按输出维切成两份，每个 rank 存 {w1_shape}；W2 按输入维切，每个 rank 存 "
                  "{w2_shape}。GeLU 是逐元素的，各 rank 在自己那一半上直接算，两层之间不通信；row-parallel 的输出求和之后"
                  "与不切的 MLP 一致（最大差 {out_diff:.1e}），输入的梯度也一致（{xgrad_diff:.1e}），各 rank 的 W1、W2 梯度"
@@ -477,7 +477,7 @@ def _(ctx):
             "others": set(m["fwd"]) | set(m["bwd"]) != {AR}}
 
 
-@claim("tp.f-backward-allreduce", question=Q, timeout=150,
+@claim("tp.f-backward-allreduce", kind="measured", question=Q, timeout=150,
        statement="f 在前向什么都不做，但不能省：去掉它，每个 rank 得到的输入梯度只是自己那一半 W1 贡献的部分和，和真梯度差 "
                  "{partial_diff:.2f}；两个 rank 的部分和加起来才对（最大差 {summed_diff:.1e}）。f 的反向就是这次加法。",
        expect={"partial_diff": {">": 0.1}, "summed_diff": {"<": EPS}})
@@ -487,7 +487,7 @@ def _(ctx):
             "summed_diff": max(r0["no_f"]["summed_diff"], r1["no_f"]["summed_diff"])}
 
 
-@claim("tp.column-first", question=Q, timeout=150,
+@claim("tp.column-first", kind="measured", question=Q, timeout=150,
        statement="为什么先列后行：若 W1 按输入维切（行并行在前），每个 rank 得到的是 X·W1ᵀ 的部分和，部分和相加是对的"
                  "（最大差 {sum_diff:.1e}），但 GeLU(部分和) 再相加与 GeLU(和) 差 {gelu_diff:.2f}：GeLU 之前就得先 all-reduce "
                  "一次，一个 MLP 要通信两次。",
@@ -497,7 +497,7 @@ def _(ctx):
     return {"sum_diff": rf["sum_diff"], "gelu_diff": rf["gelu_diff"]}
 
 
-@claim("tp.where-all-gather-belongs", question=Q, timeout=150,
+@claim("tp.where-all-gather-belongs", kind="measured", question=Q, timeout=150,
        statement="all-gather 属于列并行、而且只在需要完整输出时用（Megatron-LM 的 `gather_output=True`）：两个 rank 的 "
                  "X·W1ᵢᵀ 沿最后一维拼起来就是 X·W1ᵀ（形状 {column_shape}，最大差 {column_diff}）。行并行的两份输出是部分和，"
                  "all-gather 只会把它们摞成 {row_shape}，哪一份都不是 Y（最大差至少 {row_part_diff:.2f}），相加才是"
@@ -511,7 +511,7 @@ def _(ctx):
             "row_sum_diff": g["row_sum_diff"]}
 
 
-@claim("tp.row-bias-once", question=Q, timeout=150,
+@claim("tp.row-bias-once", kind="measured", question=Q, timeout=150,
        statement="行并行的 bias 在 all-reduce 之后加一次（最大差 {after_diff:.1e}）；若每个 rank 在求和前各加一次，结果多出 "
                  "(t−1) 份 bias：与正确结果差 {before_diff:.2f}，正好等于这个 bias 的最大绝对值（{b2_absmax:.2f}）乘 "
                  "t−1 = {tp_minus_1}。",
@@ -533,7 +533,7 @@ def _(ctx):
     return {"local_heads": a["local_heads"], "wqkv_shape": a["wqkv_shape"], "naive": a["naive_heads"]}
 
 
-@claim("tp.attention-local", question=Q, timeout=150,
+@claim("tp.attention-local", kind="measured", question=Q, timeout=150,
        statement="每个 rank 用自己的头做完整的因果注意力（输出 {a_shape}），这一段{core_comm:?有|没有}任何集合通信"
                  "（{core_ops} 次）；输出投影 W_o 按输入维切（行并行，每个 rank 存 {wo_shape}），之后 {proj_calls} 次 "
                  "all-reduce（{proj_elements} 个元素），结果与不切的多头注意力一致（最大差 {out_diff:.1e}）。",
@@ -546,7 +546,7 @@ def _(ctx):
             "out_diff": a["out_diff"]}
 
 
-@claim("tp.block-collectives", question=Q, timeout=150,
+@claim("tp.block-collectives", kind="measured", question=Q, timeout=150,
        statement="一个完整的 pre-LN Transformer 块（注意力 + MLP）：前向 {fwd_calls} 次 all-reduce（注意力和 MLP 各一次 g），"
                  "反向 {bwd_calls} 次（两个 f），每次都是整块激活（共 {fwd_elements} 和 {bwd_elements} 个元素）。输出、输入梯度"
                  "与不切的块一致（最大差 {out_diff:.1e}、{xgrad_diff:.1e}）；LayerNorm 的参数每个 rank 都存一份完整的，"
@@ -609,7 +609,7 @@ def _(ctx):
             "plain": r0["sp_plain"]["saved"], "sp": r0["sp"]["saved"], "sp_share": r0["sp"]["saved"] / full}
 
 
-@claim("tp.sp-layernorm-grads", question=Q, timeout=150,
+@claim("tp.sp-layernorm-grads", kind="measured", question=Q, timeout=150,
        statement="代价是 LayerNorm 参数的梯度：每个 rank 只见过一半的位置，它的梯度只是部分和，和完整梯度差 "
                  "{local_diff:.1f}；两个 rank 的加起来才对（最大差 {sum_diff:.1e}）。所以序列并行时这些复制的参数要在 TP 组内"
                  "再 all-reduce 一次（Megatron-LM 的 `_allreduce_non_tensor_model_parallel_grads`），纯 TP 不需要。"
@@ -625,7 +625,7 @@ def _(ctx):
             "torch_placement": d["ln_grad"], "torch_local_diff": d["ln_local_diff"], "torch_full_diff": d["ln_full_diff"]}
 
 
-@claim("tp.torch-parallelize-module", question=Q, timeout=150,
+@claim("tp.torch-parallelize-module", kind="measured", question=Q, timeout=150,
        statement="PyTorch 自己的张量并行（`parallelize_module`，LayerNorm 后接 MLP）也是同一套：`ColwiseParallel` 把 "
                  "nn.Linear 的权重切成 {w1}（按行，即输出维，本地 {w1_local}），`RowwiseParallel` 切成 {w2}（本地 {w2_local}）；"
                  "一步里前向是 {tp_fwd}，反向是 {tp_bwd}。加上 `SequenceParallel` 后前向是 {sp_fwd}，反向是 {sp_bwd}："

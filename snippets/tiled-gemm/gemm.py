@@ -121,7 +121,7 @@ def stage_bytes(tile, elem=2):
 # --- the interpreter: the tile loop is right ------------------------------------------------------
 
 @claim(
-    "tgemm.interp-matches-torch",
+    "tgemm.interp-matches-torch", kind="measured",
     question=Q,
     statement="Triton 解释器里，这个 BM×BN×BK = {tile} 的 K 循环 kernel 把 {shape_a} @ {shape_b} 的 fp32 矩阵乘算对了："
               "{programs} 个 program（两个维度都不能被 tile 整除，最后一行、一列 tile 和最后一段 K 都靠 mask），"

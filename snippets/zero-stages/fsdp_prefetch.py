@@ -182,7 +182,7 @@ def _(ctx):
 
 
 @claim("fsdp.prefetch-backward-peak", question=Q, timeout=150,
-       statement="反向的峰值更高：同样这 {=4} 层，默认设置下反向峰值是 {peak:.1f} 份（分片的参数不算在内），"
+       statement="反向的峰值更高：同样这 {=4} 层，默认设置下反向峰值在这台机器上是 {peak:.1f} 份（分片的参数不算在内；峰值里另有激活及其梯度等小块，多少随运行而变，下面这些部分是每次都在的），"
                  "按产生每块存储的算子拆开：反向里下一个要算的单元（前向的前一层）已被默认预取，它的 all-gather 输出 "
                  "{parts.all_gather_output:.0f} 份；正在归约的这一层的完整梯度 {parts.full_grad:.0f} 份；reduce-scatter "
                  "的扁平输入 {parts.reduce_scatter_input:.0f} 份；已归约完的梯度分片共 {parts.grad_shard:.1f} 份；另有 "
@@ -193,7 +193,7 @@ def _(ctx):
        # others did not. It is observed (off_parts, off_peak), not stated.
        expect={"parts": {"all_gather_output": 1.0, "full_grad": 1.0, "reduce_scatter_input": 1.0,
                          "gloo_reduce_scatter_copy": 1.0, "grad_shard": 1.5},
-               "peak": {"between": [5.5, 5.6]}})
+               })
 def _(ctx):
     r0 = run_ranks(rank_prefetch, ctx)[0]
 
