@@ -30,6 +30,15 @@ def test_arithmetic_in_expectations_is_evaluated(tmp_path):
     assert reg.claims["a.b"].expect == {"v": [[1, 2], [1, 2]], "n": 4096}
 
 
+def test_an_expectation_given_twice_is_a_problem_not_the_last_one_silently(tmp_path):
+    src = ('from verify.claim import claim\n@claim("a.b", question="q", statement="s", kind="measured",\n'
+           '       expect={"r": {"between": [0.4, 2.5]}, "r": {"between": [0.7, 1.5]}})\ndef _(ctx):\n    pass\n')
+    reg = _load(tmp_path, {"snippets/q/a.py": src})
+    assert reg.claims == {}
+    (problem,) = reg.problems
+    assert "a.py:2" in problem.message and "['r'] given twice" in problem.message
+
+
 def test_problems_name_the_file_line_and_field(tmp_path):
     src = ('from verify.claim import claim\n'
            '@claim("a.one", question="q", statement="s", expect={"x": 1}, colour="red")\ndef _(ctx):\n    pass\n'

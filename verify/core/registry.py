@@ -93,7 +93,11 @@ def _literal(node: ast.expr, consts: dict[str, Any]) -> Any:
         items = [_literal(e, consts) for e in node.elts]
         return items if isinstance(node, ast.List) else tuple(items)
     if isinstance(node, ast.Dict) and None not in node.keys:
-        return {_literal(k, consts): _literal(v, consts) for k, v in zip(node.keys, node.values)}  # type: ignore[arg-type]
+        keys = [_literal(k, consts) for k in node.keys]  # type: ignore[arg-type]
+        twice = sorted({str(k) for k in keys if keys.count(k) > 1})
+        if twice:  # Python would keep the last silently: an expectation written twice checks only one of them
+            raise ValueError(f"key(s) {twice} given twice in one dict (line {node.lineno})")
+        return dict(zip(keys, (_literal(v, consts) for v in node.values)))
     return ast.literal_eval(node)
 
 
