@@ -71,6 +71,10 @@ def stress(
         console.print("nothing to stress: every measured claim has a current stress record for "
                       f"{machine.device_key}" if not (ids or every) else "no claim to stress here")
         return
+    inherited = sorted(v for v in core.ROW_VARIABLES if v in settings.environ)
+    if inherited:  # the base row would not be this machine's default
+        console.print(f"[yellow]warning[/yellow]: {', '.join(inherited)} set in this shell: the base row runs with "
+                      "it, and a row that sets it again changes nothing; unset it for a true base", highlight=False)
     selected = tuple(r for r in core.ROWS if not rows or r.name in rows or r.name == core.ROWS[0].name)
     began = time.monotonic()
     console.print(f"stressing {len(chosen)} claims on {machine.device_name} ({machine.device_key}), "

@@ -4,9 +4,8 @@ Each row of the matrix is checked first: a child process with the row's variable
 kernels it gets (ATen's capability, the ISA oneDNN dispatches to, MKL's reproducibility branch and
 the bits of one matmul, its thread count). A row whose check sees the same as the base row changes
 nothing here and is dropped, with what was seen. Then every kept row runs the claims under each
-seed: ordinary claims in parallel where a row gives them one thread each, every perf claim alone,
-with the machine's timing lock held for the whole run so that nothing of ours measures beside it.
-Ordinary claims run one worker per core in every row, each with the row's thread count.
+seed: ordinary claims one worker per core, each with the row's thread count, then every perf claim
+alone, with the machine's timing lock held for the whole run so that nothing of ours measures beside it.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -146,8 +145,7 @@ Progress = Callable[[str], None]
 
 def _run_variant(settings: Settings, machine: Machine, row: core.Row, seed: int, specs: list[ClaimSpec],
                  say: Progress) -> dict[str, WorkerResult]:
-    wenv = _environ(settings, row, machine)
-    wenv = runner.WorkerEnv(wenv.settings, wenv.device, wenv.threads, wenv.variables, seed_shift=seed)
+    wenv = replace(_environ(settings, row, machine), seed_shift=seed)
     by_file: dict[str, list[ClaimSpec]] = {}
     for spec in specs:
         by_file.setdefault(spec.snippet, []).append(spec)
