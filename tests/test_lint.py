@@ -33,7 +33,8 @@ def test_mypy_finds_nothing_in_verify():
 
 
 def test_the_layers_hold():
-    """pyproject.toml's import-linter contracts: each layer of verify/ imports only from below it."""
+    """pyproject.toml's import-linter contracts: each layer of verify/ imports only from below it, and
+    verify/ imports no snippet (tests/test_no_snippet_code.py: nor loads one by name or path)."""
     proc = subprocess.run([_tool("lint-imports"), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
 

@@ -1,15 +1,21 @@
-"""Objective items: 判断题 from key points and contradicts, 计算题 from claim-checked formulas."""
+"""Objective items: 判断题 from key points and contradicts, 计算题 that claims observed (formulas they check)."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from tests._project import REPO_SETTINGS as SETTINGS
 from tests._quiz_samples import write_sample_docs
+from verify.claim import LOADED, Context
+from verify.quiz import claims as claims_mod
 from verify.quiz import objective
 from verify.quiz.bank import build_bank
+from verify.quiz.claims import ClaimFacts
 from verify.storage.scan import load_registry
 
 
@@ -40,30 +46,79 @@ def test_an_answer_is_checked_by_its_kind(answer, kind, truth, right):
     assert objective.check(item, answer) is right
 
 
-def test_the_real_calculators_give_items_their_claims_check():
-    """Each 计算题 names a claim that exists and checks its formula; the answers are the formula's."""
-    calcs = objective.calculators(SETTINGS.root)
-    assert {c.id for c in calcs} >= {"kv-cache-bytes", "zero-model-states", "occupancy"}
+def _snippet(rel: str):
+    """A question's calc.py, loaded by path as the runner's worker loads it (its claims land in LOADED)."""
+    spec = importlib.util.spec_from_file_location(f"_calc_{Path(rel).parent.name.replace('-', '_')}", SETTINGS.root / rel)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+CALC_CLAIMS = {"snippets/kv-cache/calc.py": "kvcache.calc-items", "snippets/zero-stages/calc.py": "zero.calc-items",
+               "snippets/gpu-execution-model/calc.py": "exec.occupancy-items"}
+
+
+@pytest.fixture(scope="module")
+def observed(tmp_path_factory):
+    """rel -> (the calc.py module, what its items claim observes), the claims called as a worker calls them."""
+    if str(SETTINGS.root) not in sys.path:
+        sys.path.insert(0, str(SETTINGS.root))
+    out = {}
+    for rel, cid in CALC_CLAIMS.items():
+        module = _snippet(rel)
+        out[rel] = module, LOADED[cid](Context("cpu", tmp_path_factory.mktemp("calc")))
+    return out
+
+
+def test_the_items_claims_observe_the_calculators_answers(observed):
+    """What each items claim observes is its calc.py's formula on the drawn parameters, checked, in the
+    shape the quiz reads; the items are the ones the quiz asked before they became observations."""
     claims = load_registry(SETTINGS).claims
-    bank = build_bank(SETTINGS.docs_dir, html=False)
-    for calc in calcs:
-        assert calc.claim in claims and claims[calc.claim].question == calc.question, calc.id
-        items = [o for o in bank.objective if o.id.startswith(f"calc:{calc.id}:")]
-        assert len(items) == objective.PER_CALCULATOR and len({o.prompt for o in items}) == len(items)
-        for o in items:
-            exact = calc.answer(**o.params) / calc.scale
-            assert objective.check(o, str(exact)) and not objective.check(o, str(exact * 1.1)), o.id
+    for rel, (module, obs) in observed.items():
+        sets = objective.calc_sets(obs[objective.OBSERVED_KEY], rel)
+        assert obs.get("equal", True) and obs.get("worst", 0) < 1e-6 and obs["n_items"] == 6, rel
+        for calc, spec in zip(sets, module.CALCULATORS, strict=True):
+            assert calc.claim in claims and claims[calc.claim].question == calc.question == spec["question"], calc.id
+            assert len(calc.items) == 6 and len({i.prompt for i in calc.items}) == 6, calc.id
+            for item in calc.items:
+                exact = spec["answer"](**item.params) / spec.get("scale", 1.0)
+                assert item.answer == exact and set(item.params) == set(spec["params"]), (calc.id, item)
+    kv = next(s for s in objective.calc_sets(observed["snippets/kv-cache/calc.py"][1]["calc_items"], "kv")
+              if s.id == "kv-cache-bytes")
+    # the first item the quiz asked (and whose progress a reader keeps) before items were observations
+    assert kv.items[0].params == {"layers": 40, "kv_heads": 1, "head_dim": 64, "batch": 64, "seq": 4096, "dtype": "BF16"}
 
 
-def test_the_kv_cache_formula_is_the_one_a_config_gives():
-    calc = next(c for c in objective.calculators(SETTINGS.root) if c.id == "kv-cache-bytes")
+def test_the_bank_asks_what_the_claims_observed(observed):
+    """计算题 come from the facts (the ledger), rounded to the calculator's digits; without them there are none."""
+    sets = tuple(s for _m, obs in observed.values() for s in objective.calc_sets(obs["calc_items"], "x"))
+    without = build_bank(SETTINGS.docs_dir, html=False)
+    assert not [o for o in without.objective if o.kind == "calc"]
+    bank = build_bank(SETTINGS.docs_dir, html=False, facts=ClaimFacts(calculations=sets))
+    items = [o for o in bank.objective if o.kind == "calc"]
+    assert len(items) == 18 and bank.known() >= {o.id for o in items}
+    for calc in sets:
+        for n, item in enumerate(calc.items):
+            o = next(o for o in items if o.id == f"calc:{calc.id}:{n}")
+            assert o.prompt == item.prompt and o.claim == calc.claim and o.params == item.params
+            assert objective.check(o, str(item.answer)) and not objective.check(o, str(item.answer * 1.1)), o.id
+
+
+def test_the_kv_cache_formula_is_the_one_a_config_gives(observed):
+    module = observed["snippets/kv-cache/calc.py"][0]
     # Llama-2-7B: 32 layers, 32 KV heads, head_dim 128, FP16: 2 GiB per sequence of 4096 tokens
-    assert calc.answer(layers=32, batch=1, kv_heads=32, head_dim=128, seq=4096, dtype="FP16") == 2 * 2**30
+    assert module.kv_cache_bytes(layers=32, batch=1, kv_heads=32, head_dim=128, seq=4096, dtype="FP16") == 2 * 2**30
 
 
-def test_a_calculator_that_does_not_fit_names_its_file(tmp_path):
-    calc = tmp_path / "snippets" / "q" / "calc.py"
-    calc.parent.mkdir(parents=True)
-    calc.write_text("CALCULATORS = [{'id': 'x', 'question': 'q', 'colour': 'red'}]\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="snippets/q/calc.py: CALCULATORS\\[0\\]"):
-        objective.calculators(Path(tmp_path))
+@pytest.mark.parametrize("bad, field", [
+    ({"items": [{"params": {}, "prompt": "p", "answer": float("nan")}]}, "answer"),
+    ({"tolerance": 0}, "tolerance"), ({"colour": "red"}, "colour"), ({"items": "x"}, "items")])
+def test_observed_items_that_do_not_fit_are_named_and_left_out(bad, field, caplog):
+    good = {"id": "x", "question": "q", "claim": "c", "unit": "GiB", "tolerance": 0.02, "digits": 3, "explain": "",
+            "items": [{"params": {"n": 1}, "prompt": "p", "answer": 2.0}]}
+    with pytest.raises(ValueError, match=f"kv.items: observed calc_items.*{field}"):
+        objective.calc_sets([{**good, **bad}], "kv.items")
+    record = SimpleNamespace(observed={"calc_items": [{**good, **bad}]})
+    assert claims_mod._calculations({"kv.items": record, "other": None}) == ()
+    assert "kv.items" in caplog.text and "left out" in caplog.text
+    assert len(claims_mod._calculations({"kv.items": SimpleNamespace(observed={"calc_items": [good]})})) == 1

@@ -32,10 +32,17 @@ MIN_VERIFIED.update(dict.fromkeys([
 def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("realsite") / "site"
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)], cwd=ROOT,
+    # watched (tests/_snippet_guard.py): what of snippets/ the building process ran, in snippets-ran.json beside it
+    proc = subprocess.run([sys.executable, "-m", "tests._snippet_guard", str(out.parent / "snippets-ran.json"),
+                           "mkdocs", "build", "--strict", "-q", "-d", str(out)], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, proc.stderr[-5000:]
     return out
+
+
+def test_the_build_runs_no_snippet_code(site):
+    """The claims ran in the runner's workers; the building process read snippets/ as source and data only."""
+    assert json.loads((site.parent / "snippets-ran.json").read_text(encoding="utf-8")) == []
 
 
 def test_ledger_lists_every_claim_with_provenance(site):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from snippets._gpu import occupancy
+from verify.claim import claim
 
 Q = "gpu-execution-model"
 
@@ -31,3 +32,22 @@ CALCULATORS = [
      "explain": "每 SM 能放下的 block 数取线程、warp、block、寄存器、shared memory 五个上限的最小值；"
                 "occupancy = block 数 × 每 block 的 warp 数 ÷ 每 SM 最多 warp 数。"},
 ]
+
+
+@claim("exec.occupancy-items", question=Q,
+       statement="模拟面试里 occupancy 的 {n_items} 道计算题，参数按固定种子抽取，答案按 occupancy calculator 的规则"
+                 "（`snippets/_gpu/occupancy.py`，上面几条论断核对过）在规格表的每 SM 上限上算出；"
+                 "决定这几道题的上限是 {limits}。",
+       expect={"n_items": 6})
+def _(ctx):
+    """The quiz's items of this question, with the limit that decides each (the spec table's sources noted)."""
+    from snippets._calc import items
+
+    words = {"threads": "线程数", "warps": "warp 数", "blocks": "block 数", "registers": "寄存器", "shared": "shared memory"}
+    quiz = [items(calc) for calc in CALCULATORS]
+    limits = []
+    for item in (i for calc in quiz for i in calc["items"]):
+        p = item["params"]
+        fit = occupancy.blocks_per_sm(ctx, p["capability"], p["threads"], p["registers"], p["shared_kib"] * 1024)
+        limits.append(words[fit["limiter"]])
+    return {"n_items": len(limits), "limits": "、".join(sorted(set(limits))), "calc_items": quiz}

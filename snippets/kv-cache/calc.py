@@ -48,3 +48,24 @@ def _(ctx):
         real = sum(t.numel() * t.element_size() for pair in cache for t in pair)
         equal = equal and real == kv_cache_bytes(layers, batch, kv_heads, head_dim, seq, dtype)
     return {"equal": equal, "n_configs": len(CONFIGS)}
+
+
+@claim("kvcache.calc-items", question=Q,
+       statement="模拟面试里 KV cache 的 {n_items} 道计算题，参数按固定种子抽取，答案用上面的公式算；再按每道题的配置在 meta 设备上"
+                 "建出整份缓存（每层一个 K、一个 V，只有形状和 dtype，不占内存），张量字节数与答案{equal:?处处相等|有不相等的}。",
+       expect={"equal": True, "n_items": 6})
+def _(ctx):
+    """The quiz's items of this question, each answer checked against the cache its config gives."""
+    import torch
+
+    from snippets._calc import items
+
+    dtypes = {"FP16": torch.float16, "BF16": torch.bfloat16, "FP32": torch.float32, "FP8": torch.float8_e4m3fn}
+    quiz = [items(calc) for calc in CALCULATORS]
+    equal = True
+    for item in (i for calc in quiz for i in calc["items"]):
+        p = item["params"]
+        cache = [torch.empty(p["batch"], p["kv_heads"], p["seq"], p["head_dim"], dtype=dtypes[p["dtype"]], device="meta")
+                 for _ in range(2 * p["layers"])]
+        equal = equal and sum(t.numel() * t.element_size() for t in cache) / GIB == item["answer"]
+    return {"equal": equal, "n_items": sum(len(calc["items"]) for calc in quiz), "calc_items": quiz}

@@ -60,3 +60,28 @@ def _(ctx):
                 held += piece.numel() * piece.element_size()
         worst = max(worst, abs(held - model_state_bytes(psi, stage, n)) / held)
     return {"worst": worst, "stages": len(sharded)}
+
+
+@claim("zero.calc-items", question=Q,
+       statement="模拟面试里 ZeRO 的 {n_items} 道计算题，参数按固定种子抽取，答案用上面的公式算；再按每道题的参数量、stage 和卡数"
+                 "在 meta 设备上建出权重、梯度和优化器状态并照样切分，rank 0 持有的字节数与答案的最大相对差 {worst:.1e}。",
+       expect={"worst": {"<": 1e-6}, "n_items": 6})
+def _(ctx):
+    """The quiz's items of this question, each answer checked against a real sharding of its model."""
+    import torch
+
+    from snippets._calc import items
+
+    quiz = [items(calc) for calc in CALCULATORS]
+    worst = 0.0
+    for item in (i for calc in quiz for i in calc["items"]):
+        p = item["params"]
+        psi, n = int(p["params"]), p["gpus"]
+        names = {0: (), 1: ("optim",), 2: ("optim", "grads"), 3: ("optim", "grads", "weights")}[p["stage"]]
+        tensors = {"weights": [torch.empty(psi, dtype=torch.bfloat16, device="meta")],
+                   "grads": [torch.empty(psi, dtype=torch.bfloat16, device="meta")],
+                   "optim": [torch.empty(psi, dtype=torch.float32, device="meta") for _ in range(3)]}
+        held = sum(piece.numel() * piece.element_size() for name, ts in tensors.items() for t in ts
+                   for piece in [t.chunk(n)[0] if name in names else t])
+        worst = max(worst, abs(held / GIB - item["answer"]) / (held / GIB))
+    return {"worst": worst, "n_items": sum(len(calc["items"]) for calc in quiz), "calc_items": quiz}

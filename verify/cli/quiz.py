@@ -208,6 +208,9 @@ def objective(n: NOpt = 10, kind: Annotated[str | None, typer.Option(help="judge
     span = _difficulty_range(difficulty)
     bank = load_bank(settings_for(root), url=site_url)
     pool = [o for o in bank.objective if (not kind or o.kind == kind) and (not question or o.question == question)]
+    if not pool and kind == "calc":  # a 计算题 is what a claim observed: none before the claims ran
+        console.print("没有可练的计算题：计算题来自论断的观测值，先运行 `verify run`（或构建一次网站）。", style="yellow")
+        return
     if not pool:
         _nothing(False)
         return

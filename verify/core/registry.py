@@ -289,7 +289,7 @@ def _depends(path: Path, facts: Facts, follow: Callable[[str], bool] | None,
         if rel in out or (follow and not follow(rel)):
             continue
         out[rel] = get(rel)
-        todo += out[rel].imports
+        todo += [*out[rel].imports, *out[rel].named]  # a data file a helper reads keys its claims too
     facts.save()
     return out
 

@@ -3,7 +3,9 @@
 The bank is the one source for the browser quiz (``quiz.json`` and the ``quizbank`` fence), the
 terminal quiz and the Anki deck: the questions with their answers as plain text and HTML (written
 out for a reader away from the site, :mod:`verify.quiz.reference`), the predict-the-output drills
-made from the claims (:mod:`verify.quiz.drills`), and the sentences of the claims the answers show.
+made from the claims (:mod:`verify.quiz.drills`), the 判断题 of the key points and the 计算题 that claims observed
+(:mod:`verify.quiz.objective`), and the sentences of the claims the answers show. Nothing here
+imports the project's snippets: what they observed comes in ``facts``, from the ledger.
 Every page is validated; all problems are collected and raised once, each naming the file and the
 field.
 """
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING
 from verify.core.pages import Page, PageError
 from verify.core.pages import parse as read_page
 from verify.quiz.claims import ClaimFacts
-from verify.quiz.objective import calculations, calculators, judgements
+from verify.quiz.objective import calculations, judgements
 from verify.quiz.reference import clean, plain_text
 from verify.quiz.schema import (  # noqa: F401  (outline and BankError are read from here too)
     BANK_VERSION,
@@ -185,7 +187,6 @@ def build_bank(docs_dir: Path, *, html: bool = True, cache_dir: Path | None = No
     said = facts.digest()
     config = (config or config_of(docs_dir)) if html else None
     markdown = config.digest if config else None
-    current = current + stamp(sorted((docs_dir.parent / "snippets").glob("*/calc.py")))  # the 计算题' formulas
     key = [str(docs_dir), html, [list(s) for s in current], said, site_url, markdown, BANK_VERSION]
 
     def compute() -> Bank:
@@ -245,7 +246,7 @@ def _build_bank(docs_dir: Path, *, html: bool = True, facts: ClaimFacts | None =
     shown = {cid for q in questions for cid in q.claims}
     evidence = {cid: ClaimSentence(said, facts.where.get(cid, ""))
                 for cid in sorted(shown) if (said := facts.sentences.get(cid))}
-    objective = (*judgements(questions), *calculations(calculators(docs_dir.parent), questions))
+    objective = (*judgements(questions), *calculations(facts.calculations, questions))
     return Bank(version=BANK_VERSION, questions=tuple(questions), drills=_drills(facts, questions, site_url),
                 objective=tuple(objective), evidence=evidence, tags=tuple(sorted({t for q in questions for t in q.tags})),
                 topics=tuple(sorted({q.topic for q in questions if q.topic})), site_url=site_url)

@@ -1,4 +1,5 @@
-"""What the bank takes from a verification: each claim's sentence, the pages' bound values, the drills.
+"""What the bank takes from a verification: each claim's sentence, the pages' bound values, the drills
+and the 计算题 that claims observed (:mod:`verify.quiz.objective`).
 
 The site passes the build's ledger; the terminal passes one made from the cache without running
 anything (``verify quiz``, `verify/cli/quiz.py`). Everything here is plain data, so the bank can
@@ -10,32 +11,41 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from verify.core import binding, states
 from verify.core.records import Evidence
 from verify.quiz import drills
+from verify.quiz.objective import OBSERVED_KEY, CalcSet, calc_sets
 from verify.quiz.schema import Drill
 
 if TYPE_CHECKING:
     from verify.core.ledger import Ledger
 
+log = logging.getLogger("verify.quiz")
+
 
 @dataclass(frozen=True)
 class ClaimFacts:
     """Claim id -> sentence (None: a value it shows was observed nowhere); inline source -> value text;
-    drills; claim id -> where its evidence was observed (``AMD EPYC · torch 2.13.0``)."""
+    drills; claim id -> where its evidence was observed (``AMD EPYC · torch 2.13.0``); the calculators
+    whose 计算题 passing claims observed."""
 
     sentences: dict[str, str | None] = field(default_factory=dict)
     values: dict[str, str | None] = field(default_factory=dict)
     drills: tuple[Drill, ...] = ()
     where: dict[str, str] = field(default_factory=dict)
+    calculations: tuple[CalcSet, ...] = ()
 
     def digest(self) -> str:
-        data = json.dumps([self.sentences, self.values, [d.to_json() for d in self.drills], self.where],
+        data = json.dumps([self.sentences, self.values, [d.to_json() for d in self.drills], self.where,
+                           [msgspec.to_builtins(c) for c in self.calculations]],
                           sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(data.encode()).hexdigest()[:16]
 
@@ -195,6 +205,23 @@ def _drills(v: Ledger, ids: list[str]) -> tuple[Drill, ...]:
     return tuple(d for d in made.values() if d is not None)
 
 
+def _calculates(record: Evidence | None) -> bool:
+    return record is not None and OBSERVED_KEY in record.observed
+
+
+def _calculations(seen: Mapping[str, Evidence | None]) -> tuple[CalcSet, ...]:
+    """The 计算题 of every claim whose passing record observed some (a malformed one is said and left out)."""
+    out: list[CalcSet] = []
+    for cid, record in sorted(seen.items()):
+        if not _calculates(record):
+            continue
+        try:
+            out += calc_sets(record.observed[OBSERVED_KEY], cid)  # type: ignore[union-attr]
+        except ValueError as exc:
+            log.warning("verify: %s; its 计算题 are left out", exc)
+    return tuple(out)
+
+
 def gather(v: Ledger, docs_dir: Path) -> ClaimFacts:
     """Sentences, bound values and drills of every claim of the verification (the quiz fence and the
     site hook of one build ask for the same verification: computed once)."""
@@ -206,7 +233,8 @@ def gather(v: Ledger, docs_dir: Path) -> ClaimFacts:
     where = {cid: f"{r.provenance.device_name or r.provenance.device} · torch {r.provenance.torch}"
              for cid, r in seen.items() if r is not None}
     facts = ClaimFacts(sentences={cid: sentence(v, cid) for cid in ids}, values=_values(v, docs_dir),
-                       drills=_drills(v, ids), where=where)
+                       drills=_drills(v, [cid for cid in ids if not _calculates(seen[cid])]), where=where,
+                       calculations=_calculations(seen))
     _LAST.clear()
     _LAST[key] = (v, facts)
     return facts

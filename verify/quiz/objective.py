@@ -1,13 +1,14 @@
-"""Objective items, where one answer is right: 判断题 from key points and 计算题 from calculators.
+"""Objective items, where one answer is right: 判断题 from key points and 计算题 that claims observed.
 
 - A 判断题 states a key point (true) or one of its ``contradicts`` statements (false); the answer
   is 对 or 错 and the point is shown after, with its page.
-- A 计算题 asks for a number a formula gives on parameters drawn for it: a *calculator* is a pure
-  function in a question's snippet folder (``snippets/<question>/calc.py``, :data:`CALCULATORS`)
-  whose formula a claim checks against what really happens (a KV cache's tensors, the occupancy
-  rules on the spec table). The answer is the function's value, checked with the calculator's
-  stated relative tolerance. Parameters are drawn with a fixed seed per calculator, so a build
-  asks the same items and progress stays with them.
+- A 计算题 asks for a number a formula gives on parameters drawn for it. The items are a claim's
+  observed values (``calc_items``, read from the ledger: :func:`verify.quiz.claims.gather`): the
+  claim of a question's ``snippets/<question>/calc.py`` draws them with a fixed seed per calculator
+  and checks each answer against what really happens (a KV cache's tensors, a real sharding, the
+  occupancy rules on the spec table). Nothing here imports or runs snippet code, so an item is
+  asked only where a passing record of its claim exists, and the answer is the one it observed,
+  rounded to the calculator's digits and checked with its stated relative tolerance.
 
 Nothing here is keyword matching: the browser quiz (``QuizCore.checkObjective``) and the terminal
 check the same answer the same way.
@@ -15,46 +16,67 @@ check the same answer the same way.
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import random
 import re
-import sys
 import unicodedata
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from types import ModuleType
-from typing import Any
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+import msgspec
 
 from verify.quiz.schema import Objective, Question
 
-#: how many items each calculator gives (different parameters each)
-PER_CALCULATOR = 6
+#: the observed key under which a claim gives its 计算题
+OBSERVED_KEY = "calc_items"
 _CJK_SPACE = re.compile(r"(?<=[\u3400-\u9fff，。、；：）])\s+(?=[\u3400-\u9fff（])")
+_Id = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
+_Text = Annotated[str, msgspec.Meta(max_length=2000)]
 
 
-@dataclass(frozen=True)
-class Calculator:
-    """A formula a claim checks, with the parameters a 计算题 draws for it.
+def _finite(value: float, what: str) -> None:
+    if not math.isfinite(value):
+        raise ValueError(f"{what}: not a finite number")
 
-    ``prompt`` is formatted with the drawn parameters (``{layers}``); ``params`` maps each name to
-    the values it may take; ``answer(**params)`` is the number asked for, in ``unit`` (its value
-    is divided by ``scale`` first: bytes shown in GiB); ``tolerance`` is relative.
+
+class CalcItem(msgspec.Struct, forbid_unknown_fields=True):
+    """One drawn item: its parameters, the prompt they give, and the exact answer in the calculator's unit."""
+
+    params: Annotated[dict[_Id, int | float | str], msgspec.Meta(max_length=20)]
+    prompt: Annotated[str, msgspec.Meta(min_length=1, max_length=2000)]
+    answer: float
+
+    def __post_init__(self) -> None:
+        _finite(self.answer, "answer")
+        for key, value in self.params.items():
+            if isinstance(value, float):
+                _finite(value, f"params.{key}")
+            elif isinstance(value, str) and len(value) > 100:
+                raise ValueError(f"params.{key}: longer than 100 characters")
+
+
+class CalcSet(msgspec.Struct, forbid_unknown_fields=True):
+    """A calculator as its claim observed it (``snippets/_calc.py``): what the quiz shows, and its items.
+
+    ``claim`` is the claim that checks the formula itself; ``tolerance`` is relative; the answer is
+    shown to ``digits`` significant digits.
     """
 
-    id: str
-    question: str
-    claim: str
-    prompt: str
-    params: dict[str, Sequence[Any]]
-    answer: Callable[..., float]
-    unit: str
-    explain: str
-    tolerance: float = 0.01
-    scale: float = 1.0
-    digits: int = 3
-    shown: dict[str, Callable[[Any], str]] = field(default_factory=dict)  # a parameter's words in the prompt
+    id: _Id
+    question: _Id
+    claim: _Id
+    unit: Annotated[str, msgspec.Meta(max_length=40)]
+    tolerance: Annotated[float, msgspec.Meta(gt=0, le=1)]
+    digits: Annotated[int, msgspec.Meta(ge=1, le=15)]
+    explain: _Text
+    items: Annotated[list[CalcItem], msgspec.Meta(max_length=100)]
+
+
+def calc_sets(observed: Any, claim_id: str) -> tuple[CalcSet, ...]:
+    """A record's ``calc_items`` as :class:`CalcSet`; ``ValueError`` naming the claim and the field."""
+    try:
+        return tuple(msgspec.convert(observed, list[CalcSet], strict=True))
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"{claim_id}: observed {OBSERVED_KEY}: {exc}") from None
 
 
 def plain_statement(text: str) -> str:
@@ -83,63 +105,23 @@ def _rounded(x: float, digits: int) -> float:
     return round(x, digits - 1 - math.floor(math.log10(abs(x))))
 
 
-def calculations(calculators: Sequence[Calculator], questions: Sequence[Question]) -> list[Objective]:
-    """``PER_CALCULATOR`` items of each calculator whose question is in the bank."""
+def calculations(sets: Sequence[CalcSet], questions: Sequence[Question]) -> list[Objective]:
+    """The items of each observed calculator whose question is in the bank, under ``calc:<id>:<n>``."""
     by_id = {q.id: q for q in questions}
     out = []
-    for calc in calculators:
+    for calc in sets:
         q = by_id.get(calc.question)
         if q is None:
             continue
-        rng = random.Random(calc.id)
-        seen: set[tuple] = set()
-        for _ in range(PER_CALCULATOR * 20):
-            if len(seen) == PER_CALCULATOR:
-                break
-            params = {k: rng.choice(list(v)) for k, v in calc.params.items()}
-            key = tuple(sorted(params.items()))
-            if key in seen:
-                continue
-            seen.add(key)
-            value = _rounded(calc.answer(**params) / calc.scale, calc.digits)
-            words = {k: calc.shown[k](v) if k in calc.shown else v for k, v in params.items()}
+        for n, item in enumerate(calc.items):
+            value = _rounded(item.answer, calc.digits)
             out.append(Objective(
-                id=f"calc:{calc.id}:{len(seen) - 1}", kind="calc", question=q.id, title=q.title, tags=q.tags,
-                difficulty=q.difficulty, url=q.url, page_url=q.page_url, prompt=calc.prompt.format(**words), answer=value,
+                id=f"calc:{calc.id}:{n}", kind="calc", question=q.id, title=q.title, tags=q.tags,
+                difficulty=q.difficulty, url=q.url, page_url=q.page_url, prompt=item.prompt, answer=value,
                 answer_text=f"{value:,.{max(0, calc.digits - 1 - math.floor(math.log10(abs(value))))}f} {calc.unit}"
                 if value else f"0 {calc.unit}",
                 unit=calc.unit, tolerance=calc.tolerance, explain=calc.explain, claim=calc.claim,
-                params={k: v for k, v in params.items()}))
-    return out
-
-
-def _load(path: Path) -> ModuleType:
-    root = str(path.parent.parent.parent)  # a calculator may use the project's shared helpers (snippets._gpu)
-    if root not in sys.path:
-        sys.path.insert(0, root)
-    spec = importlib.util.spec_from_file_location(f"_calc_{path.parent.name.replace('-', '_')}", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def calculators(root: Path) -> list[Calculator]:
-    """The calculators of a checkout: ``CALCULATORS`` of every ``snippets/*/calc.py``, each a dict of
-    :class:`Calculator`'s fields (a snippet imports nothing of the quiz: its claims stay keyed by
-    the formula alone). A calculator that does not fit names its file and field."""
-    out: list[Calculator] = []
-    names = {f for f in Calculator.__dataclass_fields__}
-    for path in sorted((Path(root) / "snippets").glob("*/calc.py")):
-        rel = path.relative_to(root).as_posix()
-        for n, spec in enumerate(getattr(_load(path), "CALCULATORS", ())):
-            if not isinstance(spec, dict) or set(spec) - names:
-                raise ValueError(f"{rel}: CALCULATORS[{n}] must be a dict of {sorted(names)}")
-            try:
-                out.append(Calculator(**spec))
-            except TypeError as exc:
-                raise ValueError(f"{rel}: CALCULATORS[{n}]: {exc}") from None
+                params=dict(item.params)))
     return out
 
 

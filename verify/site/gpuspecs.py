@@ -1,17 +1,68 @@
-"""```gpu-specs fence: the one table of published GPU specifications (snippets/_gpu/specs.py), with sources.
+"""```gpu-specs fence: the one table of published GPU specifications (snippets/_gpu/specs.json), with sources.
 
 The claims that compute from it name the GPU and the value's document; this table shows every
-value once, so a reader can check a number against NVIDIA's own words.
+value once, so a reader can check a number against NVIDIA's own words. The table is data: the
+claims' helper (``snippets/_gpu/specs.py``) loads the same file, and the page reads it against
+:class:`SpecTable` without importing any snippet code.
 """
 
 from __future__ import annotations
 
-import importlib
-import sys
-from typing import Any
+import math
+from pathlib import Path
+from typing import Annotated, Any
+
+import msgspec
 
 from verify.site.fences import safe_fence
 from verify.site.templating import render
+from verify.storage import edge
+
+#: where the table is, under the checkout's snippets folder
+SPEC_FILE = Path("_gpu") / "specs.json"
+FORMAT = 1
+MAX_BYTES = 256 * 1024
+_Name = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
+_Text = Annotated[str, msgspec.Meta(max_length=400)]
+
+
+class Value(msgspec.Struct, forbid_unknown_fields=True):
+    """One published value: a finite number in ``unit``, and the document that prints it."""
+
+    value: Annotated[float, msgspec.Meta(ge=0, le=1e18)]
+    unit: Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
+    source: _Text
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(self.value):
+            raise ValueError("value: not a finite number")
+
+
+_Fields = Annotated[dict[_Name, Value], msgspec.Meta(max_length=64)]
+
+
+class SpecTable(msgspec.Struct, forbid_unknown_fields=True):
+    """``specs.json``: products (their counts and rates) and compute capabilities (per-SM limits)."""
+
+    format: Annotated[int, msgspec.Meta(ge=1)]
+    gpus: Annotated[dict[_Name, _Fields], msgspec.Meta(max_length=64)]
+    capabilities: Annotated[dict[_Name, _Fields], msgspec.Meta(max_length=64)]
+
+    def __post_init__(self) -> None:
+        if self.format > FORMAT:
+            raise ValueError(f"format: {self.format} is newer than this reader knows ({FORMAT}); update the checkout")
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Every value with its unit and source, products first (``snippets._gpu.specs.table``'s order)."""
+        return [{"gpu": name, "field": key, "value": v.value, "unit": v.unit, "source": v.source}
+                for group in (self.gpus, self.capabilities) for name, fields in group.items()
+                for key, v in fields.items()]
+
+
+def read_table(snippets_dir: Path) -> SpecTable:
+    """The checkout's spec table, as data; :class:`verify.storage.edge.FileRefused` naming the field."""
+    path = Path(snippets_dir) / SPEC_FILE
+    return edge.read(path, SpecTable, f"snippets/{SPEC_FILE.as_posix()}", MAX_BYTES)
 
 _WORDS = {
     "capability": "计算能力", "sms": "SM 数", "l2_bytes": "L2 容量", "hbm_bytes": "显存容量", "hbm_bytes_per_s": "显存带宽",
@@ -48,23 +99,14 @@ _UNITS = {"threads": "", "warps": "", "blocks": "", "SMs": "", "32-bit registers
           "registers, allocated per warp": " 个寄存器", "banks of 4 bytes": " 个，每个 4 字节宽"}
 
 
-def _specs() -> Any:
-    """The checkout's spec table (``snippets/`` is the checkout's package, not an installed one)."""
-    from verify import settings as settings_mod  # noqa: PLC0415
-
-    root = str(settings_mod.for_site().root)
-    if root not in sys.path:
-        sys.path.append(root)
-    return importlib.import_module("snippets._gpu.specs")
-
-
 @safe_fence
 def gpu_specs_fence(source: str, language: str, css_class: str, options: dict[str, Any], md: Any, **kwargs: Any) -> str:
-    specs = _specs()
+    from verify import settings as settings_mod  # noqa: PLC0415
 
+    table = read_table(settings_mod.for_site().snippets_dir)
     groups: dict[str, list[tuple[str, str, str]]] = {}
-    for row in specs.table():
-        name = row["gpu"] if row["gpu"] in specs.GPUS else f"计算能力 {row['gpu']}（每 SM 的上限）"
+    for row in table.rows():
+        name = row["gpu"] if row["gpu"] in table.gpus else f"计算能力 {row['gpu']}（每 SM 的上限）"
         groups.setdefault(name, []).append((_WORDS.get(row["field"], row["field"]), fmt(row["value"], row["unit"]),
                                             row["source"]))
     return render("gpu_specs.html", groups=groups)
