@@ -176,13 +176,13 @@ def start_verify(root: Path, cache: Path, *args: str) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
-def recorded_bundle(tmp: Path) -> dict:
+def recorded_bundle(tmp: Path, snippet: str = GOOD_SNIPPET) -> dict:
     """A bundle's content from a real recording of the tiny project (both claims passing), built in ``tmp``."""
     import json  # noqa: PLC0415
 
     from verify.running import record  # noqa: PLC0415
 
-    root = tiny_project(tmp / "p")
+    root = tiny_project(tmp / "p", snippet=snippet)
     env = dict(env_for(root), VERIFY_CACHE_DIR=str(cold_cache(tmp / "cache")))
     path, out = record.record(Settings.for_root(root, environ=env), jobs=1)
     assert out.failures == []

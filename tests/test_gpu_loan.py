@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._project import REPO, cold_cache, env_for, write
+from tests._project import REPO, cold_cache, env_for, tiny_project, write
 from verify.bench import run as bench_run
 from verify.running import gpuplan, record, runner
 from verify.settings import Settings
@@ -165,3 +165,15 @@ def test_a_cuda_claims_file_loads_on_the_gpu_image_without_the_gpu_toolchain():
         assert not tool_helpers, f"{rel} has a CUDA claim and imports {sorted(tool_helpers)}: put the CUDA claim in a file of its own"
         tool_claims = [s.id for s in reg.claims.values() if s.snippet == rel and set(s.needs) & {"triton", "nvcc", "numba"}]
         assert not tool_claims, f"{rel}: CUDA claims and toolchain claims {tool_claims} share a file"
+
+
+@pytest.mark.parametrize("out, words", [("evidence/gpu.json", "is inside evidence/"),
+                                        ("evidence", "is inside evidence/"),
+                                        ("loan.json", "names a file")])
+def test_the_loan_refuses_an_out_folder_that_would_break_evidence(tmp_path, out, words):
+    """``--out evidence/gpu.json`` once left a folder there, after which merge and status failed."""
+    root = tiny_project(tmp_path / "p")
+    proc = subprocess.run([sys.executable, "-m", "verify.loan", "--out", out, "--root", str(root)], cwd=root,
+                          env=env_for(root), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and words in proc.stderr, proc.stdout + proc.stderr
+    assert not (root / "evidence" / "gpu.json").exists() and not (root / "loan.json").exists()

@@ -66,7 +66,7 @@ def test_a_device_key_that_climbs_out_of_evidence_is_refused(project, tmp_path, 
     data["device_key"] = "../../outside/pwned"
     for rec in data["claims"].values():
         rec["provenance"]["device_key"] = data["device_key"]
-    _refused(project, tmp_path, data, r"hostile.json: device_key: '../../outside/pwned' is not a device key")
+    _refused(project, tmp_path, data, r"hostile.json: not a recorded-evidence file: device_key: expected str matching regex")
     assert not (tmp_path / "outside").exists()
 
 
@@ -95,7 +95,7 @@ def test_a_pass_never_replaces_a_current_failure_whatever_its_date(project, tmp_
 def test_observed_values_over_the_runners_cap_are_refused(project, tmp_path, recorded_run):
     data = json.loads(json.dumps(recorded_run))
     data["claims"]["tiny.stride"]["observed"]["padding"] = "x" * (MAX_OBSERVED + 1)
-    _refused(project, tmp_path, data, r"claims.tiny.stride.observed: [\d,]+ bytes of JSON, over the")
+    _refused(project, tmp_path, data, r"claims.tiny.stride: not an evidence record: observed: [\d,]+ bytes of JSON, over the")
 
 
 def test_text_that_is_not_utf8_or_a_key_given_twice_is_a_named_error(project, tmp_path, recorded_run):
@@ -108,7 +108,7 @@ def test_text_that_is_not_utf8_or_a_key_given_twice_is_a_named_error(project, tm
 def test_a_duration_that_is_not_a_number_is_refused(project, tmp_path, recorded_run):
     data = json.loads(json.dumps(recorded_run))
     data["claims"]["tiny.error"]["duration_s"] = "<img src=x>"
-    _refused(project, tmp_path, data, r"claims.tiny.error.duration_s: '<img src=x>' is not a number")
+    _refused(project, tmp_path, data, r"claims.tiny.error: not an evidence record: duration_s: expected float \| null, got str")
 
 
 def _git(root: Path, *args: str) -> str:

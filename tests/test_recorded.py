@@ -20,7 +20,11 @@ def _as_other_machine(root, key: str = "cuda-test-gpu") -> None:
     assert out.failures == []
     data = json.loads(path.read_text())
     assert data["machine"]["torch"] and set(data["claims"]) == {"tiny.stride", "tiny.error"}
-    path.rename(path.with_name(f"{key}.json"))
+    data["device_key"] = key
+    for rec in data["claims"].values():
+        rec["provenance"]["device_key"] = key
+    path.with_name(f"{key}.json").write_text(json.dumps(data))
+    path.unlink()
 
 
 def test_recorded_evidence_is_verified_elsewhere_then_stale_after_an_edit(tmp_path, monkeypatch):

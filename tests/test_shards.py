@@ -103,7 +103,7 @@ def test_timing_claims_weigh_their_whole_time_because_they_run_alone(tmp_path):
 def test_a_bad_durations_file_names_itself(tmp_path):
     root = _project(tmp_path)
     (root / "snippets" / shards.FILE).write_text(json.dumps({"claims": {"x": "slow"}}))
-    with pytest.raises(ClaimError, match=r"snippets/durations.json: claims: expected an object of seconds"):
+    with pytest.raises(ClaimError, match=r"snippets/durations.json: not a durations file: claims\[...\]: expected float"):
         shards.Durations.load(settings(root))
 
 
@@ -184,7 +184,7 @@ def test_merge_marks_stale_fails_loudly_and_never_half_writes(tmp_path):
     before = {p.name: p.read_bytes() for p in (root / "evidence").iterdir()}
 
     # a record of a claim no snippet declares any more stays in the device file, and is not counted
-    device_file = next((root / "evidence").iterdir())
+    device_file = next((root / "evidence").glob("*.json"))
     data_on_disk = json.loads(device_file.read_text())
     data_on_disk["claims"]["gone.claim"] = {**data_on_disk["claims"][f"{Q}.c-0"], "id": "gone.claim"}
     device_file.write_text(json.dumps(data_on_disk))

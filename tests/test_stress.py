@@ -165,7 +165,7 @@ def test_writes_merge_and_two_writers_at_once_lose_nothing(tmp_path):
 
 
 @pytest.mark.parametrize(("content", "fragment"), [
-    ("{", "not a recorded-evidence file"),
+    ("{", "not a stress file"),
     ('{"format": 1, "device_key": "cpu-other", "claims": {}}', "its name says"),
     ('{"format": 1, "device_key": "cpu-test", "claims": {"a.b": {"key": "k"}}}', "claim a.b: not a stress entry"),
     ('{"format": 1, "device_key": "cpu-test", "claims": {"a.b": {"key": "k", "kind": "perf", "torch": "2", '

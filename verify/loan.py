@@ -106,7 +106,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=None)
     args = parser.parse_args(argv)
     settings = Settings.for_command(args.root)
-    return spend(settings, args.out.resolve(), args.budget)
+    out = args.out.resolve()
+    problem = out_problem(settings, out)
+    if problem:
+        parser.error(f"--out {args.out}: {problem}")
+    return spend(settings, out, args.budget)
+
+
+def out_problem(settings: Settings, out: Path) -> str | None:
+    """Why ``out`` cannot take the loan's files (a folder of their own, never inside ``evidence/``), or ``None``."""
+    evidence = settings.evidence_dir.resolve()
+    if out == evidence or evidence in out.parents:
+        return ("is inside evidence/, where only device files belong; give a folder of its own "
+                "(the default .cache/gpu-loan) and merge what comes back with `verify merge`")
+    if out.suffix == ".json":
+        return "names a file; --out takes the folder the loan's files go into"
+    if out.exists() and not out.is_dir():
+        return "exists and is not a folder"
+    return None
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ are *stale* when its hash changed since; *missing* when it never ran on that dev
 
 from __future__ import annotations
 
+import json
+import logging
 import re
 import time
 from dataclasses import replace
@@ -18,10 +20,13 @@ from typing import Any
 from verify.bench.results import Results, Run
 from verify.core import registry
 from verify.settings import Settings
-from verify.storage import scan
-from verify.storage.fs import CORRUPT, Memo, atomic_write_json, read_json, stamp, tree_stamp
+from verify.core.shown import safe
+from verify.errors import ClaimError
+from verify.storage import edge, scan, schema
+from verify.storage.fs import Memo, atomic_write_json, stamp, tree_stamp
 
 FORMAT = 1
+log = logging.getLogger("mkdocs.verify")
 TEST_GLOB = "tests/test_bench_*.py"
 
 # A benchmark file marks its whole module: ``pytestmark = pytest.mark.bench`` or a list holding it.
@@ -75,13 +80,20 @@ def current_hashes(settings: Settings) -> dict[str, str]:
 
 
 def load(path: Path) -> Results | None:
-    """The results in ``path``; ``None`` when it is absent or not a results file (a corrupt one is reported)."""
-    data = read_json(path)
-    if data is None or data is CORRUPT or not isinstance(data, dict) or "benchmarks" not in data:
-        return None
+    """The results in ``path``; ``None`` when it is absent or not a results file of the schema's shape
+    (:class:`verify.storage.schema.BenchFile`: reported as a warning naming the file and the field, which
+    fails a strict build; the benchmark then shows as not measured)."""
     try:
-        return Results.from_json(data)
-    except (KeyError, TypeError, ValueError, AttributeError):
+        raw = edge.read_bytes(path, path.name, schema.MAX_FILE_BYTES)
+        edge.decode(raw, schema.BenchFile, path.name, "a benchmark results file")
+        return Results.from_json(json.loads(raw))
+    except FileNotFoundError:
+        return None
+    except ClaimError as exc:
+        log.warning("verify: %s", safe(exc, 2000))
+        return None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        log.warning("verify: %s: not a benchmark results file (%s)", path.name, safe(exc))
         return None
 
 

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from verify.cli.common import RootOpt, selector, settings_for
+from verify.core.shown import safe
 from verify.errors import ClaimError
 from verify.core.registry import ClaimSpec
 from verify.core.units import fmt_eta as fmt_time
@@ -33,7 +34,7 @@ def _or_exit(action: Callable[[], T]) -> T:
     try:
         return action()
     except ClaimError as exc:  # a bad file: name it, change nothing
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {safe(exc, 2000)}", err=True)
         raise typer.Exit(2) from None
 
 
@@ -88,39 +89,58 @@ def write_bundle(settings: Settings, verification: Ledger, part: Part | None, pa
     return path
 
 
+def _some(items: list[str], limit: int = 10) -> str:
+    """The first ``limit`` items, escaped for the terminal, and how many more."""
+    shown = ", ".join(safe(item, 80) for item in items[:limit])
+    return shown + (f" … and {len(items) - limit:,} more" if len(items) > limit else "")
+
+
 def merge(bundle_files: BundlesArg, root: RootOpt = None) -> None:
-    """Combine bundles from any machines into evidence/<device>.json, judging every record again."""
+    """Combine bundles from any machines into evidence/<device>.json, judging every record again.
+
+    Says, per claim, which record it kept and why; exits 1 while a current failure remains in a
+    file it wrote, 2 when a bundle is refused (then nothing is written).
+    """
     from verify.storage import bundles  # noqa: PLC0415
 
     settings = settings_for(root)
     report = _or_exit(lambda: bundles.merge(settings, bundle_files))
+
+    def say(text: str, style: str | None = None) -> None:
+        console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
+
     for name, dev, count in report.bundles:
-        console.print(f"read {name}: {count} record(s) of {dev}", highlight=False)
+        say(f"read {safe(name)}: {count} record(s) of {dev}")
+    by_bundle: dict[str, list[str]] = {}
     for cid, name in report.unknown:
-        console.print(f"[yellow]left out[/] {cid} (from {name}): no snippet declares it now", highlight=False)
+        by_bundle.setdefault(name, []).append(cid)
+    for name, cids in sorted(by_bundle.items()):
+        say(f"left out {len(cids):,} record(s) of {safe(name)} that no snippet declares now: {_some(cids)}", "yellow")
     dropped: dict[tuple[str, str], list[str]] = {}
     for cid, dev, name in report.dropped:
         dropped.setdefault((name, dev), []).append(cid)
     for (name, dev), cids in sorted(dropped.items()):
-        console.print(f"[yellow]stale[/] {len(cids)} record(s) of {name} on {dev}, made from an older snippet, not "
-                      f"merged (a current record is kept): {', '.join(sorted(cids)[:5])}{' …' if len(cids) > 5 else ''}",
-                      highlight=False, soft_wrap=True)
-    for cid, dev, loser in report.replaced:
-        console.print(f"[yellow]twice[/] {cid} on {dev}: kept the current record (of two current ones, the failure), not the one of {loser}",
-                      highlight=False)
+        say(f"stale {len(cids)} record(s) of {safe(name)} on {dev}, made from an older snippet, not merged "
+            f"(a current record is kept): {_some(sorted(cids), 5)}", "yellow")
+    for cid, dev, why in report.decisions:
+        say(f"{cid} on {dev}: {safe(why, 400)}", "yellow")
+    if report.updated:
+        say(f"{report.updated} record(s) already in evidence/ replaced by this merge's run, with the same outcome")
     for dev, path in sorted(report.written.items()):
         shown = path.relative_to(settings.root) if path.is_relative_to(settings.root) else path
         stale = sum(1 for _, d in report.stale if d == dev)
         failing = sum(1 for _, d, _ in report.failing if d == dev)
-        console.print(f"wrote {shown}: {stale} stale (made from an older snippet), {failing} failing", highlight=False)
+        say(f"wrote {shown}: {stale} stale (made from an older snippet), {failing} failing")
     if report.missing:
-        console.print(f"[yellow]no record[/] of {len(report.missing)} claim(s) on any device: "
-                      f"{', '.join(report.missing[:10])}{' …' if len(report.missing) > 10 else ''} "
-                      "(a shard missing from the merge?)", highlight=False, soft_wrap=True)
+        say(f"no record of {len(report.missing)} claim(s) on any device: {_some(report.missing)} "
+            "(a shard missing from the merge?)", "yellow")
     for cid, dev, message in report.failing:
-        console.print(f"[red]failing[/] {cid} on {dev}: {message}", highlight=False, soft_wrap=True)
+        say(f"failing {cid} on {dev}: {safe(message, 400)}", "red")
     if report.failing:
+        say(f"a failure remains: {len(report.failing)} current record(s) fail (exit 1)", "red")
         raise typer.Exit(1)
+    if report.written:
+        say("no failure remains in the files written")
 
 
 def shards_cmd(count: Annotated[int, typer.Argument(min=1, help="how many shards")],

@@ -77,6 +77,10 @@ def rejudge(spec: ClaimSpec, record: Evidence) -> Evidence:
     """
     if record.outcome in _UNJUDGED:
         return record
+    unmet = device_unmet(spec, record)
+    if unmet:
+        return replace(make(spec, record.snippet_hash, Outcome.FAIL, unmet, record.provenance, record.as_result()),
+                       origin=record.origin)
     if record.kind == "error" and record.exception is None and "exception" in record.observed:
         # a record written before exceptions were kept: the type and message were joined in observed
         etype, _, emsg = str(record.observed["exception"]).partition(": ")
@@ -84,6 +88,18 @@ def rejudge(spec: ClaimSpec, record: Evidence) -> Evidence:
     outcome, message = judge(spec, record.as_result())
     judged = make(spec, record.snippet_hash, outcome, message, record.provenance, record.as_result())
     return replace(judged, origin=record.origin)
+
+
+def device_unmet(spec: ClaimSpec, record: Evidence) -> str | None:
+    """Why ``record`` cannot have been judged on a device that meets the claim's needs, or ``None``.
+
+    A record carries the device it ran on (its provenance): a claim that needs CUDA passes only on
+    a CUDA device, whatever a file says its outcome was.
+    """
+    if "cuda" in spec.needs and record.provenance.device != "cuda":
+        ran_on = record.provenance.device or "an unnamed device"
+        return f"recorded on {ran_on}, not a CUDA device: a claim that needs CUDA cannot be judged there"
+    return None
 
 
 def is_current(reg: Registry, record: Evidence) -> bool:

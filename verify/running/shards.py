@@ -23,7 +23,8 @@ from verify.core.records import Evidence, JsonObject, Outcome
 from verify.core.registry import ClaimSpec, Registry
 from verify.settings import Settings
 from verify.running.probe import now
-from verify.storage.fs import CORRUPT, atomic_write_json, read_json
+from verify.storage import edge, schema
+from verify.storage.fs import atomic_write_json, locked
 
 FORMAT = 1
 FILE = "durations.json"
@@ -50,20 +51,14 @@ class Durations:
 
     @classmethod
     def load(cls, settings: Settings) -> Durations:
+        """The committed durations (:class:`verify.storage.schema.Durations`); none yet when the file is absent."""
         path = settings.snippets_dir / FILE
-        data = read_json(path)
-        if data is None:
-            return cls({}, {})
         rel = path.relative_to(settings.root).as_posix()
-        if data is CORRUPT or not isinstance(data, dict):
-            raise ClaimError(f"{rel}: not a durations file (expected an object with 'claims' and 'files')")
-        out = []
-        for name in ("claims", "files"):
-            table = data.get(name, {})
-            if not isinstance(table, dict) or not all(isinstance(v, (int, float)) and v >= 0 for v in table.values()):
-                raise ClaimError(f"{rel}: {name}: expected an object of seconds (numbers >= 0)")
-            out.append({k: float(v) for k, v in table.items()})
-        return cls(out[0], out[1], str(data.get("recorded_on", "")))
+        try:
+            data = edge.read(path, schema.Durations, rel, 4 << 20, what="a durations file")
+        except FileNotFoundError:
+            return cls({}, {})
+        return cls(dict(data.claims), dict(data.files), data.recorded_on)
 
     def claim(self, spec: ClaimSpec) -> float:
         known = self.claims.get(spec.id)
@@ -144,6 +139,14 @@ def record(settings: Settings, records: Iterable[Evidence], file_seconds: dict[s
 
     A skipped claim (a need not met) weighs nothing on this kind of machine.
     """
+    path = settings.snippets_dir / FILE
+    with locked(path):
+        _record(settings, path, records, file_seconds, machine)
+    return path
+
+
+def _record(settings: Settings, path: Path, records: Iterable[Evidence], file_seconds: dict[str, float],
+            machine: JsonObject) -> None:
     old = Durations.load(settings)
     claims, files = dict(old.claims), dict(old.files)
     for rec in records:
@@ -152,11 +155,9 @@ def record(settings: Settings, records: Iterable[Evidence], file_seconds: dict[s
         elif rec.duration_s is not None:
             claims[rec.id] = round(float(rec.duration_s), 3)
     files.update({f: round(s, 2) for f, s in file_seconds.items()})
-    where = " · ".join(filter(None, [machine.get("device_name"), machine.get("torch") and f"torch {machine['torch']}",
-                                     now()[:10]]))
-    path = settings.snippets_dir / FILE
+    where = " · ".join(filter(None, [str(machine.get("device_name") or ""),
+                                     machine.get("torch") and f"torch {machine['torch']}", now()[:10]]))
     atomic_write_json(path, {"format": FORMAT, "about": "seconds per claim and per snippet file (its worker's wall "
                              "time), to balance `verify run --shard`; rewrite with `verify durations BUNDLE...`",
                              "recorded_on": where, "claims": dict(sorted(claims.items())),
                              "files": dict(sorted(files.items()))})
-    return path

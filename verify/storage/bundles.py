@@ -7,10 +7,13 @@ snippet file that ran whole. A GPU recording (``evidence/<device>.json``) has th
 ``verify merge`` reads bundles from any machines, judges every record again by the current
 claims (a stored verdict is never trusted; a record of a changed snippet stays stale), and writes
 one file per device under ``evidence/``. Of two records of one claim on one device the current one
-wins, then the worse (a failure over a pass: a conflict is reported, never settled by a date a
-bundle wrote itself), then the later bundle on the command line. Every bundle is read and every
-field checked before anything is written (:func:`verify.storage.recorded.read`), so a bad bundle
-changes nothing, and a device key can only name a file directly under ``evidence/``.
+wins, then the worse (a failure over a pass: a conflict is reported by name, never settled by a
+date a bundle wrote itself), then the newer (this merge's over the device file's, the later bundle
+on the command line). Every bundle is read and every field checked before anything is written
+(:func:`verify.storage.recorded.read`), and a record that passes a claim on a device that does not
+meet its needs (a CUDA claim on a CPU) refuses its bundle, so a bad bundle changes nothing. The
+merge holds the evidence lock from reading the device files to renaming the new ones, and writes
+all devices' files or none. A device key can only name a file directly under ``evidence/``.
 """
 
 from __future__ import annotations
@@ -21,10 +24,11 @@ from typing import Any
 
 from verify.core import evidence
 from verify.errors import ClaimError
-from verify.core.records import Evidence, JsonObject, Machine, Origin
+from verify.core.records import Evidence, JsonObject, Machine, Origin, Outcome
 from verify.core.registry import Registry
 from verify.settings import Settings
 from verify.storage import recorded, scan
+from verify.storage.fs import atomic_write_many
 
 KIND = "verify-bundle"
 
@@ -83,17 +87,15 @@ class Report:
     failing: list[tuple[str, str, str]] = field(default_factory=list)  # (claim, device, message): current and bad
     stale: list[tuple[str, str]] = field(default_factory=list)  # (claim, device): made from an older snippet
     unknown: list[tuple[str, str]] = field(default_factory=list)  # (claim, bundle): no snippet declares it
-    replaced: list[tuple[str, str, str]] = field(default_factory=list)  # (claim, device, the bundle that lost)
+    #: (claim, device, what was kept and why) for every choice between two records that a reader should hear of
+    decisions: list[tuple[str, str, str]] = field(default_factory=list)
     dropped: list[tuple[str, str, str]] = field(default_factory=list)  # (claim, device, bundle): stale, a current one kept
+    updated: int = 0  # records of the device files replaced by one of this merge with the same outcome
     missing: list[str] = field(default_factory=list)  # declared claims no device file holds a record of
 
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def _rank(reg: Registry, record: Evidence, order: int) -> tuple[bool, bool, int]:
-    return evidence.is_current(reg, record), record.bad, order
 
 
 def _device_file(settings: Settings, dev: str) -> Path:
@@ -105,14 +107,67 @@ def _device_file(settings: Settings, dev: str) -> Path:
     return path
 
 
+@dataclass(frozen=True)
+class _Candidate:
+    record: Evidence
+    order: int  # the bundle's place on the command line; -1: already in evidence/<device>.json
+    name: str  # the bundle, or the device file
+
+    @property
+    def said(self) -> str:
+        return "failure" if self.record.bad else str(self.record.outcome)
+
+
+def _choose(reg: Registry, old: _Candidate, new: _Candidate) -> tuple[_Candidate, str]:
+    """Which of two records of one claim on one device is kept, and why (in the words merge prints).
+
+    The current record (made from the snippet as it is now); of two current ones, the failure (a
+    pass never hides a failure, whatever a bundle says its date is: a failure leaves the file
+    when its claim's code or expectation changes, or when its record is deleted); of two with the
+    same outcome, the newer (this merge's over the file's, the later bundle on the command line).
+    """
+    old_current, new_current = evidence.is_current(reg, old.record), evidence.is_current(reg, new.record)
+    if old_current != new_current:
+        return (new if new_current else old), "the other was made from an older snippet"
+    if old.record.bad and not new.record.bad:
+        return old, (f"kept the {old.said} of {old.name}, not the pass of {new.name}: a pass never replaces a "
+                     "current failure (it leaves when the claim changes or its record is deleted)")
+    if new.record.bad and not old.record.bad:
+        return new, f"the {new.said} of {new.name} replaces the pass of {old.name}"
+    return new, f"kept the {new.said} of {new.name}, the newer, not the {old.said} of {old.name}"
+
+
+def _refuse_unmet(reg: Registry, bundle: recorded.RecordedFile, name: str) -> None:
+    """A bundle whose record passes a claim on a device that does not meet the claim's needs is refused whole."""
+    for cid, record in bundle.claims.items():
+        spec = reg.claims.get(cid)
+        if spec is None or record.outcome is Outcome.SKIPPED:
+            continue
+        unmet = evidence.device_unmet(spec, record)
+        if unmet:
+            raise ClaimError(f"{name}: claims.{cid}: {unmet}; the bundle is refused and nothing was written")
+
+
 def merge(settings: Settings, paths: list[Path]) -> Report:
+    """Merge the bundles at ``paths`` into ``evidence/`` (see the module's docstring): all devices or none."""
     reg = scan.load_registry(settings)
     files = [recorded.read(p, _display(settings, p)) for p in paths]  # all checked before any write
+    for bundle in files:
+        _refuse_unmet(reg, bundle, _display(settings, bundle.path))
     report = Report()
-    chosen: dict[str, dict[str, tuple[Evidence, int, str]]] = {}  # device -> claim -> (record, order, origin)
+    with recorded.merge_lock(settings):  # from reading the device files to renaming the new ones
+        atomic_write_many(_merged(settings, reg, files, report))
+    return report
+
+
+def _merged(settings: Settings, reg: Registry, files: list[recorded.RecordedFile], report: Report) -> dict[Path, str]:
+    """The text of every device file the bundles change; ``report`` says what was chosen and why."""
+    chosen: dict[str, dict[str, _Candidate]] = {}  # device -> claim -> the record kept so far
     machines: dict[str, tuple[str, JsonObject]] = {}  # device -> (created, the machine object of its latest bundle)
     for dev, records in recorded.load_all(settings).items():
-        chosen[dev] = {cid: (rec, -1, f"evidence/{dev}.json") for cid, rec in records.items()}  # kept, even if gone
+        name = f"evidence/{dev}.json"
+        chosen[dev] = {cid: _Candidate(evidence.rejudge_stored(reg, rec) if cid in reg.claims else rec, -1, name)
+                       for cid, rec in records.items()}  # kept, even if its claim is gone
     for order, bundle in enumerate(files):
         name = _display(settings, bundle.path)
         dev = bundle.device_key
@@ -126,20 +181,24 @@ def merge(settings: Settings, paths: list[Path]) -> Report:
             if cid not in reg.claims:
                 report.unknown.append((cid, name))
                 continue
-            record = replace(evidence.rejudge_stored(reg, record), origin=origin)
+            new = _Candidate(replace(evidence.rejudge_stored(reg, record), origin=origin), order, name)
             old = slot.get(cid)
-            if old is None or _rank(reg, record, order) > _rank(reg, old[0], old[1]):
-                if old is not None and old[1] >= 0:
-                    report.replaced.append((cid, dev, old[2]))
-                slot[cid] = (record, order, name)
-            elif not evidence.is_current(reg, record) and evidence.is_current(reg, old[0]):
+            if old is None:
+                slot[cid] = new
+                continue
+            kept, why = _choose(reg, old, new)
+            slot[cid] = kept
+            if kept is old and not evidence.is_current(reg, new.record):
                 report.dropped.append((cid, dev, name))
-            elif old[1] >= 0:
-                report.replaced.append((cid, dev, name))
+            elif old.order < 0 and kept is new and old.record.outcome == new.record.outcome:
+                report.updated += 1  # the routine case: a fresh run of the same verdict
+            else:  # two records of one merge, or a verdict that differs from the file's: said by name
+                report.decisions.append((cid, dev, why))
+    texts: dict[Path, str] = {}
     for dev, slot in sorted(chosen.items()):
-        if not any(order >= 0 for _, order, _ in slot.values()):
+        if not any(c.order >= 0 for c in slot.values()):
             continue  # no bundle of this device: its file stays as it is
-        records = {cid: rec for cid, (rec, _, _) in slot.items()}
+        records = {cid: c.record for cid, c in slot.items()}
         for cid, rec in sorted(records.items()):
             if cid not in reg.claims:
                 continue  # an earlier record of a claim since removed: kept as it was
@@ -147,6 +206,8 @@ def merge(settings: Settings, paths: list[Path]) -> Report:
                 report.stale.append((cid, dev))
             elif rec.bad:
                 report.failing.append((cid, dev, f"{rec.outcome}: {rec.message}"))
-        report.written[dev] = recorded.write_file(_device_file(settings, dev), dev, records, machines[dev][1])
+        path = _device_file(settings, dev)  # every device's file is checked before any is written
+        texts[path] = recorded.render(dev, records, machines[dev][1])
+        report.written[dev] = path
     report.missing = sorted(set(reg.claims) - {cid for slot in chosen.values() for cid in slot})
-    return report
+    return texts

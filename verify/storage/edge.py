@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any, TypeVar
@@ -114,8 +115,9 @@ def _duplicate_key(data: bytes) -> str | None:
     return None
 
 
-def decode(data: bytes, kind: type[T], rel: str) -> T:
-    """``data`` as ``kind`` (a msgspec type), strictly; :class:`FileRefused` naming ``rel`` and the field."""
+def decode(data: bytes, kind: type[T], rel: str, what: str = "a file of its kind") -> T:
+    """``data`` as ``kind`` (a msgspec type), strictly; :class:`FileRefused` naming ``rel``, ``what`` it should be
+    and the field."""
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -123,9 +125,9 @@ def decode(data: bytes, kind: type[T], rel: str) -> T:
     try:
         value = msgspec.json.decode(data, type=kind, strict=True)
     except msgspec.ValidationError as exc:
-        raise FileRefused(f"{rel}: {_where(str(exc))}; fix or delete it") from None
+        raise FileRefused(f"{rel}: not {what}: {_where(str(exc))}; fix or delete it") from None
     except msgspec.DecodeError as exc:
-        raise FileRefused(f"{rel}: not JSON ({exc}); fix or delete it") from None
+        raise FileRefused(f"{rel}: not {what} (not JSON: {exc}); fix or delete it") from None
     except RecursionError:
         raise FileRefused(f"{rel}: nested too deeply to read") from None
     twice = _duplicate_key(data)
@@ -134,15 +136,25 @@ def decode(data: bytes, kind: type[T], rel: str) -> T:
     return value
 
 
+_FIELD = re.compile(r"([A-Za-z_][\w.\[\]]*): (.*)", re.S)
+
+
 def _where(message: str) -> str:
     """msgspec's ``Expected `int`, got `str` - at `$.claims[...]`` as ``claims...: expected int, got str``."""
     text, sep, path = message.rpartition(" - at `")
     if not sep:
         return message
     path = path.rstrip("`").removeprefix("$").lstrip(".")
-    return f"{path or 'the file'}: {text[:1].lower()}{text[1:]}".replace("`", "")
+    inner = _FIELD.match(text)  # a schema's own check names the field inside the value msgspec points at
+    if inner:
+        path, text = ".".join(filter(None, (path, inner.group(1)))), inner.group(2)
+    shown = f"{path or 'the file'}: {text[:1].lower()}{text[1:]}".replace("`", "")
+    if path.rpartition(".")[2] == "format" and "<=" in text:
+        shown += " (written by a newer version of the project; update this checkout to read it)"
+    return shown
 
 
-def read(path: Path, kind: type[T], rel: str, cap: int, *, follow_symlinks: bool = True) -> T:
-    """The file at ``path`` read as ``kind`` (see the module's docstring)."""
-    return decode(read_bytes(path, rel, cap, follow_symlinks=follow_symlinks), kind, rel)
+def read(path: Path, kind: type[T], rel: str, cap: int, *, what: str = "a file of its kind",
+         follow_symlinks: bool = True) -> T:
+    """The file at ``path`` read as ``kind`` (see the module's docstring); ``what`` names the kind in errors."""
+    return decode(read_bytes(path, rel, cap, follow_symlinks=follow_symlinks), kind, rel, what)

@@ -8,6 +8,8 @@ pruned (:class:`DiskMemo`, :class:`MemoFile`, :func:`prune`).
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import logging
 import os
@@ -15,7 +17,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -43,11 +45,15 @@ def _umask() -> int:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to a uniquely named file beside ``path`` and rename it over ``path``.
+    """Write ``text`` to a uniquely named file beside ``path``, fsync it, and rename it over ``path``.
 
     The file gets the mode an ordinary ``open`` would give it (0644 under the usual umask), not the
     private 0600 of the temporary file it was written as: reports and evidence are meant to be shared.
     """
+    atomic_write_many({path: text})
+
+
+def _temporary(path: Path, text: str) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
@@ -56,14 +62,65 @@ def atomic_write_text(path: Path, text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return tmp
+
+
+def atomic_write_many(texts: dict[Path, str]) -> None:
+    """Write every file of ``texts`` or none: all are written in full beside their targets before any is renamed.
+
+    A full disk or a failed write leaves every target as it was.
+    """
+    done: dict[Path, str] = {}
+    try:
+        for path, text in texts.items():
+            done[path] = _temporary(path, text)
+    except BaseException:
+        for tmp in done.values():
+            Path(tmp).unlink(missing_ok=True)
+        raise
+    for path, tmp in done.items():
+        os.replace(tmp, path)
+
+
+def unwritable(folder: Path) -> str | None:
+    """Why files cannot be written in ``folder`` (made if missing), as the system says it; ``None`` if they can.
+
+    Tried, not inferred from permission bits: root ignores them, while a read-only mount, an
+    immutable folder or a file in the folder's place refuse root too.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".writable.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    os.close(fd)
+    Path(tmp).unlink(missing_ok=True)
+    return None
 
 
 def dumps(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+    """JSON as the project writes it; a NaN or an infinity is a ``ValueError`` (JSON has neither, readers refuse them)."""
+    return json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True, allow_nan=False) + "\n"
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """An exclusive advisory lock for a read-modify-write of ``path`` (``.<name>.lock`` beside it).
+
+    Every writer that reads a shared file, changes it and writes it back (a merge, a stress record,
+    the shard durations) holds this lock from the read to the rename, so that two processes never
+    write from the same old state and lose each other's change. The lock file stays (it is empty).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with (path.parent / f".{path.name}.lock").open("a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def atomic_write_json(path: Path, data: Any) -> None:

@@ -8,23 +8,26 @@ record whose snippet hash no longer matches the snippet is shown as stale, never
 
 from __future__ import annotations
 
-import json
+import contextlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from verify.errors import ClaimError
-from verify.core.records import MAX_OBSERVED, Evidence, JsonObject
+from verify.core.records import Evidence, JsonObject
 from verify.settings import Settings
-from verify.storage.fs import atomic_write_json, read_json, unique_keys
+from verify.storage import edge, schema
+from verify.storage.fs import atomic_write_text, dumps, locked
 
 #: what the probe makes a device key (verify.running.probe.device_key): a lowercase slug, a file name
 DEVICE_KEY = re.compile(r"[a-z0-9]+(?:[.-][a-z0-9]+)*")
 _EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)
 
-FORMAT = 2  # 1: the same records without a format field of their own
+FORMAT = schema.FILE_FORMAT
 
 
 @dataclass
@@ -38,22 +41,13 @@ class RecordedFile:
     extra: JsonObject = field(default_factory=dict)  # what a bundle adds: its shard, file times (checked, kept as read)
 
 
-def _load(path: Path, rel: str) -> Any:
-    """The file's JSON, or a :class:`ClaimError` naming it: not there, not UTF-8, not JSON, a key twice."""
+def _load(path: Path, rel: str, *, follow_symlinks: bool = True) -> schema.RecordedFile:
+    """The file as a :class:`~verify.storage.schema.RecordedFile`, or a :class:`ClaimError` naming it."""
     try:
-        raw = path.read_bytes()
+        return edge.read(path, schema.RecordedFile, rel, schema.MAX_FILE_BYTES, what="a recorded-evidence file",
+                         follow_symlinks=follow_symlinks)
     except FileNotFoundError:
         raise ClaimError(f"{rel}: no such file") from None
-    except OSError as exc:
-        raise ClaimError(f"{rel}: cannot be read ({exc.strerror})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ClaimError(f"{rel}: not UTF-8 text (byte {exc.start}); fix or delete it") from None
-    try:
-        return json.loads(text, object_pairs_hook=unique_keys)
-    except ValueError as exc:
-        raise ClaimError(f"{rel}: not a recorded-evidence file ({exc}); fix or delete it") from None
 
 
 def check_device_key(key: Any, where: str) -> str:
@@ -79,98 +73,86 @@ def _check_date(text: Any, where: str, latest: datetime) -> None:
                          "(now, or the bundle's creation): a record cannot be dated so")
 
 
-def _check_record(rel: str, cid: str, record: Any, key: str, latest: datetime) -> Evidence:
+def _check_record(rel: str, cid: str, raw: msgspec.Raw, key: str, latest: datetime) -> Evidence:
     where = f"{rel}: claims.{cid}"
-    try:
-        evidence = Evidence.from_json(record)
-    except (KeyError, ValueError, TypeError, AttributeError) as exc:
-        raise ClaimError(f"{where}: not an evidence record ({type(exc).__name__}: {exc}); fix or delete it") from None
-    if evidence.id != cid:
-        raise ClaimError(f"{where}: the record is of claim {evidence.id!r}")
-    if not isinstance(record.get("observed", {}), dict):
-        raise ClaimError(f"{where}.observed: not an object")
-    size = len(json.dumps(record.get("observed", {}), ensure_ascii=False))
-    if size > MAX_OBSERVED:
-        raise ClaimError(f"{where}.observed: {size:,} bytes of JSON, over the {MAX_OBSERVED:,} a claim may observe")
-    duration = record.get("duration_s")
-    if duration is not None and (isinstance(duration, bool) or not isinstance(duration, (int, float))):
-        raise ClaimError(f"{where}.duration_s: {duration!r} is not a number")
+    record = edge.decode(bytes(raw), schema.Record, where, "an evidence record")
+    if record.id != cid:
+        raise ClaimError(f"{where}: the record is of claim {record.id!r}")
+    evidence = Evidence.from_json(msgspec.to_builtins(record))
     made_on = evidence.provenance.device_key
-    if made_on:
-        check_device_key(made_on, f"{where}.provenance.device_key")
-        if made_on != key:
-            raise ClaimError(f"{where}: recorded on {made_on}, but the file is of {key}")
+    if made_on and made_on != key:
+        raise ClaimError(f"{where}: recorded on {made_on}, but the file is of {key}")
     _check_date(evidence.provenance.date, f"{where}.provenance.date", latest)
     return evidence
 
 
-def read(path: Path, rel: str, device_key: str | None = None) -> RecordedFile:
+def read(path: Path, rel: str, device_key: str | None = None, *, follow_symlinks: bool = True) -> RecordedFile:
     """The records of ``path`` (``rel`` names it in errors), every field checked; all of one device.
 
-    Bundles come from other machines and forks: a device key must be a plain slug (it becomes a
-    file name), dates must parse with an offset and lie between 2000 and now, observed values
-    must fit the runner's cap. A bad file is refused whole, with the field named.
+    Bundles come from other machines and forks: the file must have the shape
+    :class:`~verify.storage.schema.RecordedFile` declares (a regular file of a capped size, a
+    device key that is a plain slug, records of the schema's shape), its dates must parse with an
+    offset and lie between 2000 and now, and every record must be of the file's device. A bad file
+    is refused whole, with the field named.
     """
-    data = _load(path, rel)
-    if not isinstance(data, dict) or not isinstance(data.get("claims"), dict):
-        raise ClaimError(f"{rel}: not a recorded-evidence file (expected an object with 'claims'); fix or delete it")
-    key = check_device_key(data.get("device_key") or device_key, f"{rel}: device_key")
+    data = _load(path, rel, follow_symlinks=follow_symlinks)
+    key = check_device_key(data.device_key or device_key, f"{rel}: device_key")
     latest = datetime.now(timezone.utc) + timedelta(days=1)  # a clock a little ahead is not a forgery
-    if data.get("created") is not None:  # a bundle: its records were all made before it was written
-        _check_date(data["created"], f"{rel}: created", latest)
-        latest = min(latest, datetime.fromisoformat(data["created"]) + timedelta(minutes=1))
-    commit = data.get("git_commit")
-    if commit is not None and (not isinstance(commit, str) or len(commit) > 80):
-        raise ClaimError(f"{rel}: git_commit: {str(commit)[:40]!r} is not a commit (text of at most 80 characters)")
-    out = {cid: _check_record(rel, str(cid), record, key, latest) for cid, record in data["claims"].items()}
-    machine = data.get("machine") or {}
-    if not isinstance(machine, dict):
-        raise ClaimError(f"{rel}: machine: not an object")
-    _check_bundle_fields(rel, data)
-    extra = {k: v for k, v in data.items() if k not in ("format", "device_key", "machine", "claims")}
-    return RecordedFile(path, key, dict(machine), out, extra)
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _check_bundle_fields(rel: str, data: JsonObject) -> None:
-    """What a bundle adds beside its records: file times (seconds by snippet), its wall time, its shard."""
-    files = data.get("files")
-    if files is not None and not (isinstance(files, dict) and all(isinstance(k, str) and _number(v)
-                                                                  for k, v in files.items())):
-        raise ClaimError(f"{rel}: files: expected snippet file -> seconds")
-    if data.get("wall_s") is not None and not _number(data["wall_s"]):
-        raise ClaimError(f"{rel}: wall_s: {data['wall_s']!r} is not a number")
-    shard = data.get("shard")
-    if shard is not None and not (isinstance(shard, list) and len(shard) == 2 and all(
-            isinstance(v, int) and not isinstance(v, bool) for v in shard)):
-        raise ClaimError(f"{rel}: shard: {str(shard)[:40]} is not [K, N]")
+    if data.created is not None:  # a bundle: its records were all made before it was written
+        _check_date(data.created, f"{rel}: created", latest)
+        latest = min(latest, datetime.fromisoformat(data.created) + timedelta(minutes=1))
+    out = {cid: _check_record(rel, cid, raw, key, latest) for cid, raw in data.claims.items()}
+    extra = {name: getattr(data, name) for name in ("created", "git_commit", "wall_s", "shard", "files")
+             if getattr(data, name) is not None}
+    if "shard" in extra:
+        extra["shard"] = list(extra["shard"])
+    return RecordedFile(path, key, dict(data.machine), out, extra)
 
 
 def load_all(settings: Settings) -> dict[str, dict[str, Evidence]]:
-    """device key -> claim id -> record, for every file under ``evidence/``."""
+    """device key -> claim id -> record, for every file under ``evidence/``.
+
+    Each must be a regular file, not a symbolic link (one to another device's file would be
+    rewritten under the wrong key), and hold the device its name says.
+    """
     out: dict[str, dict[str, Evidence]] = {}
     for path in sorted(settings.evidence_dir.glob("*.json")):
-        out[path.stem] = read(path, path.relative_to(settings.root).as_posix(), device_key=path.stem).claims
+        rel = path.relative_to(settings.root).as_posix()
+        found = read(path, rel, device_key=path.stem, follow_symlinks=False)
+        if found.device_key != path.stem:
+            raise ClaimError(f"{rel}: holds the records of {found.device_key}, but its name says {path.stem}; "
+                             "rename it or move the records")
+        out[path.stem] = found.claims
     return out
+
+
+def render(device_key: str, records: dict[str, Evidence], machine: JsonObject, **extra: Any) -> str:
+    """The text of one device's file holding exactly ``records``."""
+    claims = {cid: r.to_json() for cid, r in sorted(records.items())}
+    return dumps({"format": FORMAT, "device_key": device_key, "machine": machine, **extra, "claims": claims})
 
 
 def write_file(path: Path, device_key: str, records: dict[str, Evidence], machine: JsonObject,
                **extra: Any) -> Path:
     """Write exactly ``records`` (atomically) as one device's file."""
-    claims = {cid: r.to_json() for cid, r in sorted(records.items())}
-    atomic_write_json(path, {"format": FORMAT, "device_key": device_key, "machine": machine, **extra,
-                             "claims": claims})
+    atomic_write_text(path, render(device_key, records, machine, **extra))
     return path
 
 
+def merge_lock(settings: Settings) -> contextlib.AbstractContextManager[None]:
+    """The lock every read-modify-write of ``evidence/<device>.json`` files holds (merges, recordings)."""
+    return locked(settings.evidence_dir / "evidence")
+
+
 def write(settings: Settings, device_key: str, records: dict[str, Evidence], machine: JsonObject) -> Path:
-    """Merge ``records`` into the device's file; claims not run this time keep their old records."""
-    path = settings.evidence_dir / f"{device_key}.json"
-    old = read_json(path)
-    claims = dict(old["claims"]) if isinstance(old, dict) and isinstance(old.get("claims"), dict) else {}
-    claims.update({cid: r.to_json() for cid, r in records.items()})
-    atomic_write_json(path, {"format": FORMAT, "device_key": device_key, "machine": machine, "claims": claims})
+    """Merge ``records`` into the device's file; claims not run this time keep their old records.
+
+    The old file is read as a bundle is (a file that is not one stops the write, naming it), under
+    the merge lock, so a recording and a merge never write from the same old state.
+    """
+    path = settings.evidence_dir / f"{check_device_key(device_key, 'device_key')}.json"
+    with merge_lock(settings):
+        old = read(path, path.relative_to(settings.root).as_posix(), device_key, follow_symlinks=False).claims \
+            if path.exists() or path.is_symlink() else {}
+        write_file(path, device_key, {**old, **records}, machine)
     return path

@@ -9,19 +9,18 @@ A write merges into the file under a lock, so two runs on one machine lose nothi
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from verify.core.records import JsonObject
 from verify.core.stress import Run
 from verify.errors import ClaimError
 from verify.settings import Settings
-from verify.storage import recorded
-from verify.storage.fs import atomic_write_json
+from verify.storage import edge, recorded, schema
+from verify.storage.fs import atomic_write_json, locked
 
 FORMAT = 1
 FOLDER = "stress"
@@ -67,25 +66,22 @@ def path_for(settings: Settings, device_key: str) -> Path:
 
 
 def read(path: Path, rel: str) -> StressFile:
-    """A stress file, or a :class:`ClaimError` that names the file and the field that is wrong."""
-    if not path.is_file():
-        raise ClaimError(f"{rel}: not a regular file")
-    data = recorded._load(path, rel)  # noqa: SLF001  (one reader of committed JSON: UTF-8, no key twice)
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ClaimError(f"{rel}: not a stress file of format {FORMAT}")
-    device = recorded.check_device_key(data.get("device_key"), rel)
-    if device != path.stem:
-        raise ClaimError(f"{rel}: holds device {device!r}, but its name says {path.stem!r}")
+    """A stress file (:class:`verify.storage.schema.StressFile`), or a :class:`ClaimError` naming the file and field."""
+    try:
+        data = edge.read(path, schema.StressFile, rel, schema.MAX_FILE_BYTES, what="a stress file",
+                         follow_symlinks=False)
+    except FileNotFoundError:
+        raise ClaimError(f"{rel}: no such file") from None
+    if data.device_key != path.stem:
+        raise ClaimError(f"{rel}: holds device {data.device_key!r}, but its name says {path.stem!r}")
     claims: dict[str, Entry] = {}
-    for cid, entry in (data.get("claims") or {}).items():
+    for cid, raw in data.claims.items():
+        entry = edge.decode(bytes(raw), schema.StressEntry, f"{rel}: claim {cid}", "a stress entry")
         try:
-            claims[cid] = Entry.from_json(entry)
+            claims[cid] = Entry.from_json(msgspec.to_builtins(entry))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ClaimError(f"{rel}: claim {cid}: not a stress entry ({exc})") from None
-    machine, rows = data.get("machine", {}), data.get("rows", {})
-    if not isinstance(machine, dict) or not isinstance(rows, dict):
-        raise ClaimError(f"{rel}: 'machine' and 'rows' must be objects")
-    return StressFile(device, machine, rows, claims)
+    return StressFile(data.device_key, dict(data.machine), dict(data.rows), claims)
 
 
 def load_all(settings: Settings) -> dict[str, StressFile]:
@@ -93,23 +89,12 @@ def load_all(settings: Settings) -> dict[str, StressFile]:
     return {p.stem: read(p, p.relative_to(settings.root).as_posix()) for p in sorted(folder(settings).glob("*.json"))}
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with (path.parent / f".{path.name}.lock").open("a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
 def write(settings: Settings, device_key: str, machine: JsonObject, rows: JsonObject,
           entries: dict[str, Entry]) -> Path:
     """Merge ``entries`` into the device's file: the claims not stressed this time keep theirs."""
     path = path_for(settings, device_key)
     rel = path.relative_to(settings.root).as_posix()
-    with _locked(path):
+    with locked(path):
         old = read(path, rel) if path.exists() else StressFile(device_key, {}, {}, {})
         claims: dict[str, Any] = {cid: e.to_json() for cid, e in old.claims.items()}
         claims.update({cid: e.to_json() for cid, e in entries.items()})
