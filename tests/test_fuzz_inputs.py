@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from hypothesis import strategies as st
 from tests._progress_files import BROWSER_EXPORT
 from tests._project import recorded_bundle, tiny_project
 from verify.errors import ClaimError
-from verify.quiz import progress
+from verify.quiz import progress, progress_file
 from verify.quiz.progress import Progress
 from verify.settings import Settings
 from verify.storage import bundles, recorded
@@ -121,6 +122,8 @@ def test_bytes_at_random_are_a_named_error(project, raw):
 
 
 # --- progress files --------------------------------------------------------------------------------
+# Through the one schema (verify.quiz.progress_file): what it accepts imports, every card of it can be
+# rated (a card of stability 0 crashed each rating), and the export reads back; what it refuses is named.
 
 KNOWN = {"expand-demo", "compile-demo"}
 
@@ -136,8 +139,12 @@ def _import_or_refuse(tmp_path: Path, raw: bytes) -> None:
             assert store.reviews() == before
             return
         event("progress imported")
-        progress.import_into(store, obj, KNOWN)
-        json.dumps(progress.export(store, KNOWN))  # export never fails on what import stored
+        done = progress.import_into(store, obj, KNOWN)
+        exported = progress.export(store, KNOWN)
+        assert len(exported["log"]) == len(store.reviews()) >= done.reviews  # no review imported, then dropped
+        progress.read(json.dumps(exported).encode())  # the export is a progress file
+        for item_id in store.ids():
+            store.review(item_id, 3)  # and every card imported can be rated
     finally:
         store.close()
         (tmp_path / "p.sqlite3").unlink()
@@ -153,3 +160,36 @@ def test_a_progress_file_with_any_one_field_changed_imports_and_exports_or_is_re
 @given(raw=st.binary(max_size=200) | st.text(max_size=200).map(str.encode))
 def test_progress_bytes_at_random_are_a_named_error(tmp_path, raw):
     _import_or_refuse(tmp_path, raw)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+_PAST = st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2026, 1, 1), timezones=st.just(timezone.utc))
+
+
+@st.composite
+def edge_cards(draw: st.DrawFn) -> dict[str, Any]:
+    """A card with every value anywhere in the schema's range, its edges included."""
+    def within(low: float, high: float) -> float:
+        return draw(st.sampled_from([low, high]) | st.floats(low, high))
+
+    def whole(low: int, high: int) -> int:
+        return draw(st.sampled_from([low, high]) | st.integers(low, high))
+
+    last = draw(_PAST)
+    return {"due": _iso(last + timedelta(days=within(0, 36_000))), "stability": within(*progress_file.STABILITY),
+            "difficulty": within(*progress_file.DIFFICULTY), "elapsed_days": whole(0, progress_file.MAX_DAYS),
+            "scheduled_days": whole(0, progress_file.MAX_DAYS), "learning_steps": whole(0, 100),
+            "reps": whole(0, 1000), "lapses": whole(0, 1000), "state": whole(1, 3),
+            "last_review": draw(st.none() | st.just(_iso(last)))}
+
+
+@FUZZ
+@given(card=edge_cards(), rating=st.integers(1, 4), coverage=st.none() | st.floats(0, 1))
+def test_a_card_anywhere_in_the_schemas_range_imports_rates_and_exports(tmp_path, card, rating, coverage):
+    review = {"id": "expand-demo", "rating": rating, "at": card["last_review"] or "2026-01-01T00:00:00.000Z"}
+    if coverage is not None:
+        review["coverage"] = coverage
+    _import_or_refuse(tmp_path, json.dumps({"version": 1, "cards": {"expand-demo": card}, "log": [review]}).encode())

@@ -8,7 +8,7 @@ import re
 import sqlite3
 import subprocess
 import sys
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -174,6 +174,68 @@ def test_the_browser_refuses_each_hostile_file_as_the_terminal_does(page):
     status.filter(has_text="出现了两次").wait_for()
     assert "现有进度未改动" in status.inner_text()
     assert page.evaluate("localStorage.getItem('verify-quiz:v1')") == before
+
+
+def test_the_browser_checks_the_schema_the_terminal_declares(page):
+    """One source of truth: the rules quiz-core.js reads are verify.quiz.progress_file's, carried in the bank."""
+    from verify.quiz.progress_file import browser_rules  # noqa: PLC0415
+
+    carried = page.evaluate("JSON.parse(document.getElementById('quiz-bank').textContent).progress_rules")
+    assert carried == json.loads(json.dumps(browser_rules()))
+    assert page.evaluate("QuizCore.MAX_BYTES") == browser_rules()["max_bytes"]
+
+
+def _many_reviews(n: int) -> bytes:
+    """A good progress file of one card and ``n`` reviews of it, a second apart (64 characters each)."""
+    start = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    data = {"version": 1, "cards": {"expand-demo": BROWSER_EXPORT["cards"]["expand-demo"]},
+            "log": [{"id": "expand-demo", "rating": 3,
+                     "at": (start + timedelta(seconds=k)).isoformat(timespec="milliseconds").replace("+00:00", "Z")}
+                    for k in range(n)]}
+    return json.dumps(data, separators=(",", ":")).encode()
+
+
+def test_a_write_the_storage_refuses_is_said_and_what_it_kept_stays(page):
+    """Over about 5 MB localStorage refuses a write: an import said nothing and saved nothing, and every
+    later rating in the tab was lost with it. Now the import is refused, and a rating kept in the page, both said."""
+    page.get_by_role("tab", name="进度").click()
+    status = page.locator(".quiz-status")
+    upload(page, "small.json", json.dumps(BROWSER_EXPORT).encode())
+    status.filter(has_text="已导入 1 张").wait_for()
+    before = page.evaluate("localStorage.getItem('verify-quiz:v1')")
+
+    big = _many_reviews(100_000)
+    assert len(big) > 5_500_000  # past this Chromium's 5 MB of localStorage
+    upload(page, "big.json", big)
+    status.filter(has_text="导入失败").wait_for()
+    assert "存储空间已满" in status.inner_text() and "现有进度未改动" in status.inner_text()
+    assert page.evaluate("localStorage.getItem('verify-quiz:v1')") == before
+    assert "共 1 次自评" in page.locator(".quiz-tally").inner_text()  # the page shows what is stored
+
+    # storage full: a rating stays in the page, a warning says it is not saved, what was stored stays
+    page.evaluate("""() => { for (const size of [1 << 20, 1 << 14, 1 << 8, 1]) {
+        try { for (let i = 0; ; i++) localStorage.setItem('filler-' + size + '-' + i, 'x'.repeat(size)); } catch (e) {} } }""")
+    page.get_by_role("tab", name="闪卡").click()
+    page.locator("input[name=n]").fill("1")
+    page.get_by_role("button", name="开始闪卡").click()
+    page.get_by_role("button", name="翻面").click()
+    page.locator(".quiz-rating button[data-grade='3']").click()
+    banner = page.locator("#quiz-unsaved")
+    banner.wait_for()
+    assert "浏览器拒绝保存进度" in banner.inner_text() and "导出进度" in banner.inner_text()
+    assert page.evaluate("localStorage.getItem('verify-quiz:v1')") == before
+    page.get_by_role("tab", name="进度").click()
+    assert "共 2 次自评" in page.locator(".quiz-tally").inner_text()  # the rating is kept in the page
+
+    # room again: the next write saves everything the page kept, and the warning goes
+    page.evaluate("() => Object.keys(localStorage).filter(k => k.startsWith('filler-')).forEach(k => localStorage.removeItem(k))")
+    page.get_by_role("tab", name="闪卡").click()
+    page.locator("input[name=n]").fill("1")
+    page.get_by_role("button", name="开始闪卡").click()
+    page.get_by_role("button", name="翻面").click()
+    page.locator(".quiz-rating button[data-grade='3']").click()
+    assert banner.count() == 0
+    assert len(stored(page)["log"]) == 3
 
 
 def test_flashcards(page):

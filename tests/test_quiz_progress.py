@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from datetime import datetime, timedelta, timezone
@@ -76,16 +77,20 @@ def test_an_unreadable_row_is_skipped_and_the_rest_kept(tmp_path):
 from tests._progress_files import BROWSER_EXPORT, HOSTILE  # noqa: E402
 
 
+def _read(data: dict) -> progress.ProgressFile:
+    return progress.read(json.dumps(data).encode())
+
+
 def test_a_browser_export_imports_and_unknown_ids_are_skipped(tmp_path):
     assert progress.validate(BROWSER_EXPORT) is None
     store = Progress.open(tmp_path / "p.sqlite3").store
-    done = progress.import_into(store, BROWSER_EXPORT, {"expand-demo", "compile-demo"})
+    done = progress.import_into(store, _read(BROWSER_EXPORT), {"expand-demo", "compile-demo"})
     assert (done.cards, done.reviews, done.unknown) == (1, 1, ["<img src=x onerror=alert(1)>"])
     card = store.card("expand-demo")
     assert card.stability == 2.3065 and card.step == 1 and card.due == datetime(2026, 1, 1, 0, 10, tzinfo=timezone.utc)
     assert store.reviews() == [{"id": "expand-demo", "rating": 3, "at": "2026-01-01T00:00:00.000Z", "coverage": 0.5,
                                 "seconds": 31}]
-    again = progress.import_into(store, BROWSER_EXPORT, {"expand-demo"})
+    again = progress.import_into(store, _read(BROWSER_EXPORT), {"expand-demo"})
     assert (again.cards, again.reviews, again.kept) == (0, 0, 1)  # nothing twice
     # and back: the terminal's export is a file the browser reads, with the same card and review
     out = progress.export(store)
@@ -96,7 +101,7 @@ def test_a_browser_export_imports_and_unknown_ids_are_skipped(tmp_path):
 
 
 @pytest.mark.parametrize("mutate, why", [
-    (lambda d: d.update(version=2), "version"),
+    (lambda d: d.update(version=2), "version 2"),
     (lambda d: d["cards"]["expand-demo"].update(due="soon"), "due"),
     (lambda d: d["cards"]["expand-demo"].update(reps=-1), "reps"),
     (lambda d: d["log"].append({"id": "x", "rating": 7, "at": "2026-01-01T00:00:00Z"}), "log[2]"),
@@ -140,8 +145,6 @@ def _import(tmp_path, text: str, db):
 
 
 def test_a_key_given_twice_or_a_file_too_large_is_refused_and_nothing_changes(tmp_path):
-    import json  # noqa: PLC0415
-
     db = tmp_path / "p.sqlite3"
     store = Progress.open(db).store
     store.review("expand-demo", 3)
@@ -166,7 +169,7 @@ def test_an_import_is_one_transaction_and_deduplicates_in_one_pass(tmp_path, mon
     big["log"] = [{"id": "expand-demo", "rating": 3, "at": f"2026-01-01T00:{m // 60:02d}:{m % 60:02d}.000Z"}
                   for m in range(3000)] * 2  # every review twice
     assert progress.validate(big) is None
-    done = progress.import_into(store, big, {"expand-demo"})
+    done = progress.import_into(store, _read(big), {"expand-demo"})
     assert done.reviews == 3000 and len(store.reviews()) == 3000
 
     # a failure half way leaves the store as it was: cards and reviews together or not at all
@@ -200,7 +203,7 @@ def test_an_import_is_one_transaction_and_deduplicates_in_one_pass(tmp_path, mon
     card_before = store.card("expand-demo")
     monkeypatch.setattr(store, "conn", Flaky(store.conn))
     with pytest.raises(RuntimeError, match="disk full"):
-        progress.import_into(store, again, {"expand-demo"})
+        progress.import_into(store, _read(again), {"expand-demo"})
     monkeypatch.undo()
     assert len(store.reviews()) == 3000 and store.card("expand-demo") == card_before
     store.close()

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import re
+import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -214,5 +216,18 @@ def export(bank: Bank, out: Path) -> Path:
         deck.add_note(note_for(card))
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    genanki.Package(deck).write_to_file(str(out))
+    # written beside ``out``, fsynced and renamed over it: a full disk leaves an earlier deck whole
+    fd, tmp = tempfile.mkstemp(prefix=out.name + ".", suffix=".tmp", dir=out.parent)
+    os.close(fd)
+    try:
+        genanki.Package(deck).write_to_file(tmp)
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        mask = os.umask(0o022)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # as an ordinary file is, not the temporary's 0600
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return out

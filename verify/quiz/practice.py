@@ -34,9 +34,11 @@ def open_progress(db: Any) -> Progress:
     if opened.moved_aside:
         console.print(f"进度数据库已损坏，无法读取：已移到 {opened.moved_aside}，并新建了一个空的进度库。",
                       style="yellow", markup=False)
-    if opened.skipped:
+    if opened.skipped:  # rows of a hand-edited database: their text shown with control characters escaped
+        from verify.core.shown import safe  # noqa: PLC0415
+
         console.print(f"进度库里有 {len(opened.skipped)} 行无法读取，已跳过（其余进度都保留）：" +
-                      "；".join(opened.skipped[:5]), style="yellow", markup=False)
+                      "；".join(safe(row) for row in opened.skipped[:5]), style="yellow", markup=False)
     return opened.store
 
 

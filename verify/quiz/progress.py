@@ -7,38 +7,36 @@ one is started, with a message saying where the old file went. A single row that
 (a hand-edited or truncated card) is skipped with a message; every other card and review is kept,
 and the next review of that card writes a good row over it.
 
-The progress file, one format for the browser and the terminal::
-
-    {"version": 1,
-     "cards": {"<question or drill id>": {"due": ISO, "stability": f, "difficulty": f, "elapsed_days": n,
-               "scheduled_days": n, "learning_steps": n, "reps": n, "lapses": n, "state": 0..3,
-               "last_review": ISO or null}},
-     "log": [{"id": "...", "rating": 1..4, "at": ISO, "coverage": f?, "seconds": f?}]}
-
-A card is ts-fsrs's (the browser's scheduler); py-fsrs (the terminal's) keeps the same memory
-state (stability, difficulty, due, last review, state, learning step), so a card crosses either
-way unchanged. Importing checks the file like the browser does, skips (and names) ids that are not
-in the bank, adds the reviews that are not there yet, and takes a card from the file when its last
-review is newer than the one here.
+The progress file, one format for the browser and the terminal, is declared and read in
+:mod:`verify.quiz.progress_file`. A card is ts-fsrs's (the browser's scheduler); py-fsrs (the
+terminal's) keeps the same memory state (stability, difficulty, due, last review, state, learning
+step), so a card crosses either way unchanged. Importing skips (and names) ids that are not in the
+bank, adds the reviews that are not there yet, and takes a card from the file when its last review
+is newer than the one here. A rating and an import hold the store's advisory lock (``.<db>.lock``)
+around their read-modify-write.
 """
 
 
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import sqlite3
 import time
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 import fsrs
 
 from verify.core.records import JsonObject
-from verify.storage.fs import DuplicateKey, unique_keys
+from verify.storage.fs import locked
+from verify.quiz.progress_file import (DIFFICULTY, MAX_BYTES, MAX_DAYS, STABILITY, VERSION, Card, NotAProgressFile,
+                                       ProgressFile, read, read_path, validate)
+
+__all__ = ["MAX_BYTES", "VERSION", "NotAProgressFile", "Progress", "ProgressFile", "export", "import_into", "read",
+           "read_path", "validate"]
 
 APP = "verified-infra-interview"
 RATINGS = {1: "重来 Again", 2: "困难 Hard", 3: "良好 Good", 4: "简单 Easy"}
@@ -128,6 +126,10 @@ class Progress:
     def close(self) -> None:
         self.conn.close()
 
+    def locked(self) -> AbstractContextManager[None]:
+        """The store's advisory lock (``.<db>.lock`` beside it), held around every read-modify-write."""
+        return locked(self.path)
+
     def unreadable(self) -> list[str]:
         """Rows that cannot be read, each as 'table id: why' (they are ignored, the rest is kept)."""
         out = []
@@ -192,10 +194,12 @@ class Progress:
     def review(self, question_id: str, rating: int, *, coverage: float | None = None,
                seconds: float | None = None, now: datetime | None = None) -> fsrs.Card:
         """Record a self-rating (1 Again .. 4 Easy) and return the rescheduled card."""
-        now = now or datetime.now(timezone.utc)
-        card = self.card(question_id) or fsrs.Card(card_id=card_id(question_id), due=now)
-        card, _log = self.scheduler.review_card(card, fsrs.Rating(rating), review_datetime=now)
-        with self.conn:
+        # the advisory lock from the card's read to the commit: two quiz processes rating one card cannot both
+        # read the old card and leave one review out of it; the time is taken inside, so the log's order is the card's
+        with self.locked(), self.conn:
+            now = now or datetime.now(timezone.utc)
+            card = self.card(question_id) or fsrs.Card(card_id=card_id(question_id), due=now)
+            card, _log = self.scheduler.review_card(card, fsrs.Rating(rating), review_datetime=now)
             self.conn.execute("INSERT OR REPLACE INTO cards VALUES (?, ?, ?)",
                               (question_id, card.card_id, card.to_json()))
             self.conn.execute("INSERT INTO reviews (question_id, rating, coverage, seconds, reviewed_at) "
@@ -234,97 +238,11 @@ def _is_date(text: object) -> bool:
     return _date(text) is not None
 
 
-# --- the progress file ----------------------------------------------------------------------
+# --- the progress file (its schema and reader: verify.quiz.progress_file) ---------------------
 
-VERSION = 1
-_NUMBERS = ("stability", "difficulty", "elapsed_days", "scheduled_days", "learning_steps", "reps", "lapses")
-MAX_BYTES = 16 * 2**20  # a progress file of years of daily practice is well under 1 MiB
-MAX_CARDS, MAX_REVIEWS = 20_000, 200_000
-_EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)
-
-
-def _number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
-
-
-def _when(text: Any, ahead: timedelta) -> str | None:
-    """Why ``text`` is not a date between 2000 and ``ahead`` from now, or None."""
-    d = _date(text)
-    if d is None:
-        return "不是日期"
-    try:
-        ok = _EARLIEST <= d <= datetime.now(timezone.utc) + ahead
-    except OverflowError:
-        ok = False
-    return None if ok else "不在 2000 年到现在之间（到期日可以晚一些，但不超过 100 年）"
-
-
-_PAST, _FUTURE = timedelta(days=1), timedelta(days=36500)  # a review happened by now; a card falls due later
-
-
-def validate(obj: Any) -> str | None:
-    """Why ``obj`` is not a progress file, or None (the browser's rules, in the same words)."""
-    if not isinstance(obj, dict):
-        return "不是一个 JSON 对象"
-    if obj.get("version") != VERSION:
-        return f"version 必须是 {VERSION}"
-    cards = obj.get("cards")
-    if not isinstance(cards, dict):
-        return "缺少 cards 对象"
-    for cid, c in cards.items():
-        where = f"cards.{cid}"
-        if not isinstance(c, dict):
-            return where + " 不是对象"
-        if (why := _when(c.get("due"), _FUTURE)) is not None:
-            return f"{where}.due {why}"
-        if c.get("last_review") is not None and (why := _when(c.get("last_review"), _PAST)) is not None:
-            return f"{where}.last_review {why}"
-        for name in _NUMBERS:
-            if not _number(c.get(name)):
-                return f"{where}.{name} 不是非负数"
-        if c.get("state") not in (0, 1, 2, 3):
-            return where + ".state 必须是 0..3"
-    log = obj.get("log")
-    if not isinstance(log, list):
-        return "缺少 log 数组"
-    if len(cards) > MAX_CARDS or len(log) > MAX_REVIEWS:
-        return f"卡片或自评太多（最多 {MAX_CARDS} 张卡片、{MAX_REVIEWS} 条自评）"
-    for k, r in enumerate(log):
-        if not isinstance(r, dict) or not isinstance(r.get("id"), str) or r.get("rating") not in (1, 2, 3, 4):
-            return f"log[{k}] 格式不对"
-        if (why := _when(r.get("at"), _PAST)) is not None:
-            return f"log[{k}].at {why}"
-        if r.get("coverage") is not None and not (_number(r["coverage"]) and r["coverage"] <= 1):
-            return f"log[{k}].coverage 不是 0 到 1 之间的数"
-        if r.get("seconds") is not None and not _number(r["seconds"]):
-            return f"log[{k}].seconds 不是非负数"
-    return None
-
-
-class NotAProgressFile(ValueError):
-    """Why a file is not a progress file, in the words the browser uses too."""
-
-
-def read(raw: bytes) -> JsonObject:
-    """The progress file in ``raw``, checked whole (the browser's ``QuizCore.readProgress``).
-
-    :class:`NotAProgressFile` says why not: too large, not UTF-8, not JSON, a key twice in one
-    object (``json`` would keep the later copy silently), or a field :func:`validate` refuses.
-    """
-    if len(raw) > MAX_BYTES:
-        raise NotAProgressFile(f"文件有 {len(raw):,} 字节，进度文件最多 {MAX_BYTES:,} 字节")
-    try:
-        obj = json.loads(raw.decode("utf-8"), object_pairs_hook=unique_keys)
-    except UnicodeDecodeError as exc:
-        raise NotAProgressFile(f"文件不是 UTF-8 文本（第 {exc.start} 字节）") from None
-    except DuplicateKey as exc:
-        raise NotAProgressFile(f"键 {exc.key!r} 在同一个对象里出现了两次") from None
-    except ValueError:
-        raise NotAProgressFile("文件不是合法的 JSON") from None
-    why = validate(obj)
-    if why:
-        raise NotAProgressFile(why)
-    return obj
+def _clamped(value: float | None, span: tuple[float, float]) -> float:
+    """A memory value within the file's range (py-fsrs leaves stability unbounded above; ts-fsrs clamps it)."""
+    return min(max(value or span[0], span[0]), span[1])
 
 
 def _iso(d: datetime | None) -> str | None:
@@ -341,21 +259,19 @@ def to_browser(card: fsrs.Card, reviews: list[JsonObject]) -> JsonObject:
         lapses += int(r["rating"] == 1 and state == fsrs.State.Review)
         probe, _ = replay.review_card(probe, fsrs.Rating(r["rating"]), review_datetime=_date(r["at"]))
     scheduled = (card.due - card.last_review).total_seconds() / 86400 if card.last_review else 0
-    return {"due": _iso(card.due), "stability": card.stability or 0.0, "difficulty": card.difficulty or 0.0,
-            "elapsed_days": 0, "scheduled_days": max(0, math.floor(scheduled)),
+    return {"due": _iso(card.due), "stability": _clamped(card.stability, STABILITY),
+            "difficulty": _clamped(card.difficulty, DIFFICULTY),
+            "elapsed_days": 0, "scheduled_days": min(max(0, math.floor(scheduled)), MAX_DAYS),
             "learning_steps": card.step or 0, "reps": len(reviews), "lapses": lapses,
             "state": card.state.value, "last_review": _iso(card.last_review)}
 
 
-def from_browser(item_id: str, c: JsonObject) -> fsrs.Card | None:
-    """A browser card as the terminal's; None for a card never reviewed (state New)."""
-    if c["state"] == 0:
-        return None
-    state = fsrs.State(c["state"])
+def from_browser(item_id: str, c: Card) -> fsrs.Card:
+    """A browser card as the terminal's (a file holds reviewed cards only: learning, review or relearning)."""
+    state = fsrs.State(int(c.state))
     return fsrs.Card(card_id=card_id(item_id), state=state,
-                     step=int(c["learning_steps"]) if state in (fsrs.State.Learning, fsrs.State.Relearning) else None,
-                     stability=float(c["stability"]), difficulty=float(c["difficulty"]), due=_date(c["due"]),
-                     last_review=_date(c.get("last_review")))
+                     step=int(c.learning_steps) if state in (fsrs.State.Learning, fsrs.State.Relearning) else None,
+                     stability=c.stability, difficulty=c.difficulty, due=_date(c.due), last_review=_date(c.last_review))
 
 
 def export(store: Progress, known: set[str] | None = None) -> JsonObject:
@@ -380,34 +296,34 @@ class Imported:
     unknown: list[str] = field(default_factory=list)  # ids the bank does not have, skipped
 
 
-def import_into(store: Progress, obj: JsonObject, known: set[str]) -> Imported:
-    """Merge a validated progress file into the store, in one transaction: all of it or nothing.
+def import_into(store: Progress, file: ProgressFile, known: set[str]) -> Imported:
+    """Merge a progress file (read by :func:`read`) into the store, in one transaction: all of it or nothing.
 
     Ids not in ``known`` are skipped and listed; a review already here (same card, rating and time
-    to the millisecond, as the browser keeps it) is not added twice.
+    to the millisecond, as the browser keeps it) is not added twice. The store's lock is held from
+    the first card read to the commit, so a rating in another process waits rather than interleaves.
     """
     out = Imported()
     unknown: set[str] = set()
     cards: dict[str, fsrs.Card] = {}
-    for item_id, c in obj["cards"].items():
-        if item_id not in known:
-            unknown.add(item_id)
-            continue
-        card = from_browser(item_id, c)
-        if card is None:
-            continue
-        mine = store.card(item_id)
-        if mine is None or (mine.last_review or mine.due) < (card.last_review or card.due):
-            cards[item_id] = card
-        else:
-            out.kept += 1
-    reviews = []
-    for r in obj["log"]:
-        if r["id"] not in known:
-            unknown.add(r["id"])
-            continue
-        reviews.append((r["id"], r["rating"], _iso(_date(r["at"])) or r["at"], r.get("coverage"), r.get("seconds")))
-    out.cards = len(cards)
-    out.reviews = store.add_all(cards, reviews)
+    with store.locked():
+        for item_id, c in file.cards.items():
+            if item_id not in known:
+                unknown.add(item_id)
+                continue
+            card = from_browser(item_id, c)
+            mine = store.card(item_id)
+            if mine is None or (mine.last_review or mine.due) < (card.last_review or card.due):
+                cards[item_id] = card
+            else:
+                out.kept += 1
+        reviews = []
+        for r in file.log:
+            if r.id not in known:
+                unknown.add(r.id)
+                continue
+            reviews.append((r.id, int(r.rating), _iso(_date(r.at)) or r.at, r.coverage, r.seconds))
+        out.cards = len(cards)
+        out.reviews = store.add_all(cards, reviews)
     out.unknown = sorted(unknown)
     return out

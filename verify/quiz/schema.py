@@ -311,9 +311,19 @@ class ClaimSentence(_Record):
     where: str = ""
 
 
+def _progress_rules() -> dict[str, Any]:
+    from verify.quiz.progress_file import browser_rules  # noqa: PLC0415  (msgspec: not on the terminal's start)
+
+    return browser_rules()
+
+
 @dataclass(frozen=True)
 class Bank(_Record):
-    """The question bank: ``quiz.json``, the quiz fence, the terminal quiz and the deck read it."""
+    """The question bank: ``quiz.json``, the quiz fence, the terminal quiz and the deck read it.
+
+    ``progress_rules`` is the progress file's schema (:func:`verify.quiz.progress_file.browser_rules`):
+    the browser quiz checks an imported file, and what it keeps in localStorage, against it.
+    """
 
     questions: tuple[Question, ...]
     drills: tuple[Drill, ...] = ()
@@ -323,6 +333,7 @@ class Bank(_Record):
     topics: tuple[str, ...] = ()
     site_url: str | None = None
     version: int = BANK_VERSION
+    progress_rules: dict[str, Any] = field(default_factory=_progress_rules)  # made here, never read from a file
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Bank:

@@ -1,6 +1,6 @@
 /* 模拟面试的规则（无 DOM）：考察点打分、预测输出的判定、进度文件的校验与合并。
  *
- * The same rules as verify/quiz/scoring.py, verify/quiz/drillcheck.py and verify/quiz/transfer.py
+ * The same rules as verify/quiz/scoring.py, verify/quiz/drills.py and verify/quiz/progress_file.py
  * (the tests compare them on the same answers); Chinese is segmented with Intl.Segmenter where the
  * terminal uses jieba. Exposed as window.QuizCore.
  */
@@ -322,26 +322,95 @@
   }
 
   // ---- progress files ------------------------------------------------------------------------
-  // The terminal's rules (verify/quiz/transfer.py), in the same words: dates in a window, numbers
-  // that are numbers, a size limit, no key twice. A bad file is refused whole.
-  var MAX_BYTES = 16 * 1024 * 1024, MAX_CARDS = 20000, MAX_REVIEWS = 200000;
-  var DAY = 86400000, EARLIEST = Date.UTC(2000, 0, 1), PAST = DAY, FUTURE = 36500 * DAY;
-  var ISO = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
-  /** Milliseconds of an ISO 8601 date (no offset: UTC, as the terminal reads it), or NaN. */
-  function parseDate(v) {
-    var m = typeof v === "string" && ISO.exec(v);
-    if (!m) return NaN;
-    if (!m[2]) return Date.parse(m[1] + "T00:00:00Z");
-    var off = m[3] || "Z";
-    if (off !== "Z") off = off.length === 3 ? off + ":00" : off.slice(0, 3) + ":" + off.slice(-2);
-    return Date.parse(m[1] + "T" + m[2] + off);
+  // One schema for both readers: verify/quiz/progress_file.py declares it (msgspec), the page's bank
+  // carries it as JSON Schema (progress_rules), and a file is checked here against it, field by field
+  // in the order msgspec reads them, refused with the same words as progress_file.schema_reason.
+  var RULES = null, SCHEMA = null, DATE = null;
+  var TYPES = { number: "数", string: "字符串", object: "对象", array: "数组", boolean: "布尔值", "null": "空值 null" };
+  /** Take the rules the bank carries (quiz-ui.js does, before anything is read). */
+  function setProgressRules(rules) {
+    RULES = rules || null;
+    SCHEMA = RULES && RULES.schema;
+    api.MAX_BYTES = RULES ? RULES.max_bytes : 0;
   }
-  function isNum(v) { return typeof v === "number" && isFinite(v) && v >= 0; }
-  /** Why ``v`` is not a date between 2000 and ``ahead`` from now, or null. */
-  function when(v, ahead) {
-    var t = parseDate(v);
+  function resolve(node) {
+    while (node && node.$ref) node = SCHEMA.$defs[node.$ref.split("/").pop()];
+    return node;
+  }
+  function kind(v) {
+    if (v === null) return "null";
+    if (Array.isArray(v)) return "array";
+    return typeof v;  // number, string, boolean, object
+  }
+  function got(v) { var k = kind(v); return k === "number" ? (Number.isInteger(v) ? "整数" : "数") : TYPES[k]; }
+  function at(path) { return path || "文件"; }
+  function join(path, key) { return path ? path + "." + key : key; }
+  /** Why the date ``v`` (it matched the pattern) is not a calendar date within ``ahead`` days of now, or null. */
+  function dateRange(v, ahead) {
+    var y = +v.slice(0, 4), m = +v.slice(5, 7), d = +v.slice(8, 10), day = new Date(0);
+    day.setUTCFullYear(y, m - 1, d);
+    if (y < 1 || day.getUTCDate() !== d) return "不是日期";
+    var t = Date.parse(v), earliest = Date.parse(RULES.earliest);
     if (isNaN(t)) return "不是日期";
-    return EARLIEST <= t && t <= Date.now() + ahead ? null : "不在 2000 年到现在之间（到期日可以晚一些，但不超过 100 年）";
+    return earliest <= t && t <= Date.now() + RULES.ahead_days[ahead] * 86400000 ? null
+      : "不在 2000 年到现在之间（到期日可以晚一些，但不超过 100 年）";
+  }
+  function checkNumber(node, v, path) {
+    if (node.minimum != null && !(v >= node.minimum)) return at(path) + " 应 ≥ " + node.minimum;
+    if (node.exclusiveMinimum != null && !(v > node.exclusiveMinimum)) return at(path) + " 应 > " + node.exclusiveMinimum;
+    if (node.maximum != null && !(v <= node.maximum)) return at(path) + " 应 ≤ " + node.maximum;
+    if (node.exclusiveMaximum != null && !(v < node.exclusiveMaximum)) return at(path) + " 应 < " + node.exclusiveMaximum;
+    if (node.multipleOf === 1 && !Number.isInteger(v)) return at(path) + " 应为整数";
+    return null;
+  }
+  function checkString(node, v, path) {
+    var n = Array.from(v).length;  // characters, as Python counts them
+    if (node.minLength != null && n < node.minLength) return at(path) + " 不能为空";
+    if (node.maxLength != null && n > node.maxLength) return at(path) + " 太长（最多 " + node.maxLength + " 个字符）";
+    if (node.pattern && !new RegExp(node.pattern).test(v)) return at(path) + " 不是带时区的 ISO 8601 时间（如 " + RULES.date_example + "）";
+    return null;
+  }
+  function checkObject(node, v, path) {
+    var keys = Object.keys(v), why, i;
+    if (node.properties) {  // a struct: no field it does not declare, every required one, then its dates
+      for (i = 0; i < keys.length; i++) {
+        var field = node.properties[keys[i]];
+        if (!field) return at(path) + " 有未知字段 " + keys[i];
+        if ((why = check(field, v[keys[i]], join(path, keys[i])))) return why;
+      }
+      for (i = 0; i < (node.required || []).length; i++) {
+        if (!Object.prototype.hasOwnProperty.call(v, node.required[i])) return at(path) + " 缺少字段 " + node.required[i];
+      }
+      var names = Object.keys(node.properties);
+      for (i = 0; i < names.length; i++) {
+        var date = resolve(node.properties[names[i]]), value = v[names[i]];
+        if (date.anyOf) date = resolve(date.anyOf[0]);
+        if (date["x-ahead"] && typeof value === "string" && (why = dateRange(value, date["x-ahead"]))) return join(path, names[i]) + " " + why;
+      }
+      return null;
+    }
+    for (i = 0; i < keys.length; i++) {  // a map: each key, then its value
+      if (node.propertyNames && (why = checkString(node.propertyNames, keys[i], path + " 的键"))) return why;
+      if ((why = check(node.additionalProperties, v[keys[i]], path + "." + keys[i]))) return why;
+    }
+    if (node.maxProperties != null && keys.length > node.maxProperties) return at(path) + " 太多（最多 " + node.maxProperties + " 项）";
+    return null;
+  }
+  /** Why ``v`` does not fit the schema ``node`` at ``path``, or null. */
+  function check(node, v, path) {
+    node = resolve(node);
+    if (typeof v === "number" && !isFinite(v)) return at(path) + " 超出数的范围";
+    var options = node.anyOf ? node.anyOf.map(resolve) : [node];
+    var match = options.filter(function (o) { return o.type === kind(v); })[0];
+    if (!match) return at(path) + " 应为" + options.map(function (o) { return TYPES[o.type]; }).join("或") + "，不是" + got(v);
+    if (match.type === "number") return checkNumber(match, v, path);
+    if (match.type === "string") return checkString(match, v, path);
+    if (match.type === "object") return checkObject(match, v, path);
+    if (match.type === "array") {
+      for (var i = 0; i < v.length; i++) { var why = check(match.items, v[i], path + "[" + i + "]"); if (why) return why; }
+      if (match.maxItems != null && v.length > match.maxItems) return at(path) + " 太多（最多 " + match.maxItems + " 项）";
+    }
+    return null;
   }
   /** The first key given twice in one object of a JSON text, or null (JSON.parse keeps the later copy). */
   function repeatedKey(text) {
@@ -366,65 +435,53 @@
     }
     return null;
   }
+  /** Why the parsed ``obj`` is not a progress file, or null (verify/quiz/progress_file.py: read). */
+  function validateProgress(obj) {
+    if (!RULES) return "页面缺少进度文件的规则（请重新构建网站）";
+    var v = obj && typeof obj === "object" && !Array.isArray(obj) ? obj.version : null;
+    if (typeof v === "number" && Number.isInteger(v) && v >= 1 && v > RULES.version) {
+      return "这是更新的格式（version " + v + "），这里只读得懂 version " + RULES.version + "：请先更新本项目";
+    }
+    var why = check(SCHEMA, obj, "");
+    if (why) return why;
+    var orphans = obj.log.filter(function (r) { return !Object.prototype.hasOwnProperty.call(obj.cards, r.id); });
+    if (orphans.length) return "log 里有 " + orphans.length + " 条自评没有对应的卡片（如 「" + orphans[0].id + "」），导入后也导不出来：cards 里应有它们的卡片";
+    return null;
+  }
   /** The progress file in ``text``, or why it is not one: {obj} or {why}. */
   function readProgress(text) {
-    if (text.length > MAX_BYTES) return { why: "文件有 " + text.length.toLocaleString("en") + " 个字符，进度文件最多 " + MAX_BYTES.toLocaleString("en") + " 字节" };
+    if (RULES && text.length > RULES.max_bytes) return { why: "文件有 " + text.length.toLocaleString("en") + " 个字符，进度文件最多 " + RULES.max_bytes.toLocaleString("en") + " 字节" };
     var obj;
     try { obj = JSON.parse(text); } catch (e) { return { why: "文件不是合法的 JSON" }; }
-    var twice = repeatedKey(text);
-    if (twice !== null) return { why: "键 '" + twice + "' 在同一个对象里出现了两次" };
     var why = validateProgress(obj);
-    return why ? { why: why } : { obj: obj };
-  }
-  /** Why ``obj`` is not a progress file, or null when it is one (verify/quiz/transfer.py: validate). */
-  function validateProgress(obj) {
-    if (!obj || typeof obj !== "object" || Array.isArray(obj)) return "不是一个 JSON 对象";
-    if (obj.version !== 1) return "version 必须是 1";
-    if (!obj.cards || typeof obj.cards !== "object" || Array.isArray(obj.cards)) return "缺少 cards 对象";
-    var ids = Object.keys(obj.cards), why;
-    for (var i = 0; i < ids.length; i++) {
-      var c = obj.cards[ids[i]], where = "cards." + ids[i];
-      if (!c || typeof c !== "object" || Array.isArray(c)) return where + " 不是对象";
-      if ((why = when(c.due, FUTURE))) return where + ".due " + why;
-      if (c.last_review != null && (why = when(c.last_review, PAST))) return where + ".last_review " + why;
-      var nums = ["stability", "difficulty", "elapsed_days", "scheduled_days", "learning_steps", "reps", "lapses"];
-      for (var j = 0; j < nums.length; j++) if (!isNum(c[nums[j]])) return where + "." + nums[j] + " 不是非负数";
-      if ([0, 1, 2, 3].indexOf(c.state) < 0) return where + ".state 必须是 0..3";
-    }
-    if (!Array.isArray(obj.log)) return "缺少 log 数组";
-    if (ids.length > MAX_CARDS || obj.log.length > MAX_REVIEWS) return "卡片或自评太多（最多 " + MAX_CARDS + " 张卡片、" + MAX_REVIEWS + " 条自评）";
-    for (var k = 0; k < obj.log.length; k++) {
-      var r = obj.log[k];
-      if (!r || typeof r !== "object" || Array.isArray(r) || typeof r.id !== "string" || [1, 2, 3, 4].indexOf(r.rating) < 0) return "log[" + k + "] 格式不对";
-      if ((why = when(r.at, PAST))) return "log[" + k + "].at " + why;
-      if (r.coverage != null && !(isNum(r.coverage) && r.coverage <= 1)) return "log[" + k + "].coverage 不是 0 到 1 之间的数";
-      if (r.seconds != null && !isNum(r.seconds)) return "log[" + k + "].seconds 不是非负数";
-    }
-    return null;
+    if (why) return { why: why };
+    var twice = repeatedKey(text);
+    return twice === null ? { obj: obj } : { why: "键 '" + twice + "' 在同一个对象里出现了两次" };
   }
   /** Merge a validated file into ``current`` (changed in place): unknown ids skipped and listed, the
    *  newer card of each id kept, reviews not seen yet added. */
   function mergeProgress(current, incoming, known) {
     var out = { cards: 0, reviews: 0, kept: 0, unknown: [] }, unknown = new Set();
-    function newest(c) { return parseDate(c.last_review || c.due); }
+    function newest(c) { return Date.parse(c.last_review || c.due); }
     Object.keys(incoming.cards).forEach(function (id) {
       if (!known.has(id)) { unknown.add(id); return; }
       var c = incoming.cards[id];
-      if (c.state === 0) return;
       if (!current.cards[id] || newest(current.cards[id]) < newest(c)) { current.cards[id] = c; out.cards++; } else out.kept++;
     });
-    var seen = new Set(current.log.map(function (x) { return x.id + "\u0000" + x.rating + "\u0000" + parseDate(x.at); }));
+    var seen = new Set(current.log.map(function (x) { return x.id + "\u0000" + x.rating + "\u0000" + Date.parse(x.at); }));
     incoming.log.forEach(function (r) {
       if (!known.has(r.id)) { unknown.add(r.id); return; }
-      var key = r.id + "\u0000" + r.rating + "\u0000" + parseDate(r.at);
+      var key = r.id + "\u0000" + r.rating + "\u0000" + Date.parse(r.at);
       if (!seen.has(key)) { seen.add(key); current.log.push(r); out.reviews++; }
     });
-    current.log.sort(function (a, b) { return parseDate(a.at) - parseDate(b.at); });
+    current.log.sort(function (a, b) { return Date.parse(a.at) - Date.parse(b.at); });
     out.unknown = Array.from(unknown).sort();
     return out;
   }
 
-  window.QuizCore = { normalize: normalize, score: score, suggest: suggest, rating: rating, MARKS: MARKS,
-                      checkObjective: checkObjective, normalizeValue: normalizeValue, checkDrill: checkDrill,
-                      validateProgress: validateProgress, readProgress: readProgress, mergeProgress: mergeProgress, MAX_BYTES: MAX_BYTES };
+  var api = { normalize: normalize, score: score, suggest: suggest, rating: rating, MARKS: MARKS,
+              checkObjective: checkObjective, normalizeValue: normalizeValue, checkDrill: checkDrill,
+              setProgressRules: setProgressRules, validateProgress: validateProgress, readProgress: readProgress,
+              mergeProgress: mergeProgress, MAX_BYTES: 0 };
+  window.QuizCore = api;
 })();

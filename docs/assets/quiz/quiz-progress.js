@@ -35,8 +35,13 @@
   function importText(text) {
     var read = Core.readProgress(text), obj = read.obj;
     if (read.why) { U.say("导入失败：" + read.why + "。现有进度未改动。", "error"); return; }
-    var done = Core.mergeProgress(U.state.progress, obj, new Set(Object.keys(U.byId)));
-    U.save();
+    var next = JSON.parse(JSON.stringify(U.state.progress));  // merged aside: kept only once it is saved
+    var done = Core.mergeProgress(next, obj, new Set(Object.keys(U.byId)));
+    if (!U.save(next)) {
+      U.say("导入失败：浏览器拒绝保存（本站的存储空间已满，这个文件的进度放不下）。现有进度未改动。", "error");
+      return;
+    }
+    U.state.progress = next;
     render();
     var msg = "已导入 " + done.cards + " 张卡片的进度、" + done.reviews + " 条自评" +
       (done.kept ? "；" + done.kept + " 张卡片这里的更新，保留了这里的" : "") + "。";
@@ -61,9 +66,10 @@
     } });
     var resetBtn = el("button", { type: "button", cls: "md-button quiz-reset", text: "清空进度", onclick: function () {
       if (!window.confirm("确定清空本浏览器里的全部练习进度？此操作不能撤销（可先导出备份）。")) return;
-      U.state.progress = U.emptyProgress(); U.save();
+      U.state.progress = U.emptyProgress();
+      var saved = U.save();
       render();
-      U.say("进度已清空。", "ok");
+      if (saved) U.say("进度已清空。", "ok");
     } });
     return el("div", {}, el("div", { cls: "quiz-io" }, exportBtn, el("label", { cls: "md-button" }, "导入进度…", file), resetBtn),
       el("p", { cls: "quiz-io-note", text: "同一个文件也能导入终端：verify quiz import 文件；终端用 verify quiz export 文件 导出，这里再导入。" }));

@@ -77,22 +77,43 @@
   var F = window.FSRS;
   var scheduler = F.fsrs({ enable_fuzz: false });
   var Core = window.QuizCore;
+  Core.setProgressRules(bank.progress_rules);  // the progress file's schema, from verify/quiz/progress_file.py
   function emptyProgress() { return { version: 1, cards: {}, log: [] }; }
   function load() {
     var raw = window.localStorage.getItem(STORE_KEY);
     if (raw == null) return { progress: emptyProgress(), note: null };
-    try {
-      var obj = JSON.parse(raw), why = Core.validateProgress(obj);
-      if (!why) return { progress: obj, note: null };
-      throw new Error(why);
-    } catch (err) {
-      window.localStorage.setItem(STORE_KEY + ":corrupt", raw);
-      return { progress: emptyProgress(), note: "本地进度无法读取（" + err.message + "），已另存为 " + STORE_KEY + ":corrupt，并重新开始。" };
-    }
+    var why;
+    try { why = Core.validateProgress(JSON.parse(raw)); } catch (err) { why = "不是合法的 JSON"; }
+    if (!why) return { progress: JSON.parse(raw), note: null };
+    try { window.localStorage.setItem(STORE_KEY + ":corrupt", raw); } catch (err) { /* the note says it */ }
+    return { progress: emptyProgress(), note: "本地进度无法读取（" + why + "），已另存为 " + STORE_KEY + ":corrupt，并重新开始。" };
   }
   var loaded = load();
-  var state = { progress: loaded.progress, note: loaded.note, timer: null };
-  function save() { window.localStorage.setItem(STORE_KEY, JSON.stringify(state.progress)); }
+  var state = { progress: loaded.progress, note: loaded.note, timer: null, unsaved: false };
+  var FULL = "浏览器拒绝保存进度（本站的存储空间已满）：本页的练习还在，但关闭或刷新页面就会丢失。请先「导出进度」备份，" +
+    "或清掉本站的其他数据。";
+  /** Show or hide the warning that progress is only in this page (it stays until a save succeeds). */
+  function warnUnsaved(on) {
+    var app = document.getElementById("quiz-app"), banner = document.getElementById("quiz-unsaved");
+    state.unsaved = on;
+    if (!on) { if (banner) banner.remove(); return; }
+    if (!banner && app) {
+      banner = el("p", { id: "quiz-unsaved", cls: "quiz-unsaved", role: "alert", text: FULL });
+      app.insertBefore(banner, app.firstChild);
+    }
+  }
+  /** Write ``progress`` (default: the page's) to localStorage; false, with the warning shown, when the
+   *  browser refuses (its quota): what it kept before is left as it was. */
+  function save(progress) {
+    try {
+      window.localStorage.setItem(STORE_KEY, JSON.stringify(progress || state.progress));
+    } catch (err) {  // QuotaExceededError, or storage switched off
+      warnUnsaved(true);
+      return false;
+    }
+    warnUnsaved(false);
+    return true;
+  }
   function cardOf(id) {
     var c = state.progress.cards[id];
     return c ? F.TypeConvert.card(c) : F.createEmptyCard(new Date());
