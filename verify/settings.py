@@ -30,6 +30,7 @@ ENV_VARS: dict[str, str] = {
     "VERIFY_BENCH": "off (default), auto or force: whether a site build runs missing or stale benchmarks first",
     "VERIFY_NO_RUN": "1: a site build runs no claim and renders what the cache holds",
     "VERIFY_LIVE": "1 (set by verify serve for its server): builds show this machine's runs as they finish",
+    "VERIFY_LIVE_DIR": "set by verify serve: the folder of the stamp its runs touch (default: live/ in the cache)",
     "VERIFY_GPU_TOOLS": "the folder of the pinned GPU toolchain: Triton, nvcc, numba (default: .venv/gputools)",
     "VERIFY_WORKER_MEMORY": "memory limit of one claim worker, e.g. 4GiB or 512MiB; 0 turns it off (default 4GiB)",
     "CUDA_VISIBLE_DEVICES": "which GPUs torch sees; part of the machine's fingerprint",
@@ -93,6 +94,7 @@ class Settings:
         bench_mode: ``off``, ``auto`` or ``force`` (see :mod:`verify.bench.run`).
         run_claims: whether a site build may run claims that the cache lacks.
         live: a build of ``verify serve``'s server: claims run behind it (:mod:`verify.running.live`).
+        live_folder: where ``verify serve`` and its server meet (:attr:`live_dir`); ``None``: in the cache.
         worker_memory: bytes one claim worker may allocate (its data segment); 0: no limit.
         cuda_visible: ``CUDA_VISIBLE_DEVICES`` as set when the settings were made.
         environ: the environment the settings were read from; child processes start from it.
@@ -105,6 +107,7 @@ class Settings:
     bench_mode: str = "off"
     run_claims: bool = True
     live: bool = False
+    live_folder: Path | None = None
     cuda_visible: str = ""
     worker_memory: int = DEFAULT_WORKER_MEMORY
     environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
@@ -134,6 +137,7 @@ class Settings:
             bench_mode=bench_mode,
             run_claims=env.get("VERIFY_NO_RUN", "").strip().lower() not in ("1", "true", "yes"),
             live=env.get("VERIFY_LIVE", "").strip().lower() in ("1", "true", "yes"),
+            live_folder=Path(env["VERIFY_LIVE_DIR"]).resolve() if env.get("VERIFY_LIVE_DIR") else None,
             cuda_visible=env.get("CUDA_VISIBLE_DEVICES", ""),
             worker_memory=parse_size(env.get("VERIFY_WORKER_MEMORY", "") or str(DEFAULT_WORKER_MEMORY),
                                      "VERIFY_WORKER_MEMORY"),
@@ -162,12 +166,26 @@ class Settings:
     bench_dir = _Under("root", "benchmarks")  # benchmark results per device, committed
     tmp_dir = _Under("cache_dir", "tmp")
     render_dir = _Under("cache_dir", "render")  # fence HTML and highlighted code; a build prunes what it did not use
-    live_dir = _Under("cache_dir", "live")  # verify serve: the stamp its runs touch, the server watches
+
+    @property
+    def live_dir(self) -> Path:
+        """Where ``verify serve`` and its server meet: the stamp its runs touch, which the server watches.
+
+        ``verify serve`` makes a folder of its own outside the cache (``VERIFY_LIVE_DIR``), so that a
+        cache that cannot be written, or is deleted while serving, does not cut the server off.
+        """
+        return self.live_folder if self.live_folder is not None else self.cache_dir / "live"
 
     @property
     def live_stamp(self) -> Path:
         """Touched by ``verify serve`` each time claims have finished behind the server, which watches it."""
         return self.live_dir / "stamp"
+
+    @property
+    def live_stopped(self) -> Path:
+        """Written by ``verify serve`` (one line: why) while this machine cannot run its claims; removed
+        when they run again. The server's pages then say 未能在本机验证 instead of 构建机验证中."""
+        return self.live_dir / "stopped"
 
     def child_environ(self, **extra: str) -> dict[str, str]:
         """The environment for a child process of ours: this one's, with ``extra`` on top."""

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import errno
+import ipaddress
+import shutil
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from verify.cli.common import RootOpt, settings_for
+from verify.core.shown import safe
+from verify.settings import Settings
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
@@ -23,15 +31,62 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait()
 
 
+IN_USE = "already in use: another server (a second verify serve?) is listening there"
+
+
+def port_taken(host: str, port: int) -> str | None:
+    """Why the server could not listen on ``host:port`` (taken, or no such address); ``None`` when it can.
+
+    Bound as MkDocs' server binds (IPv6 only for an IPv6 address, address reuse on, so a port only in
+    TIME_WAIT is free), and then let go.
+    """
+    try:
+        family = socket.AF_INET6 if isinstance(ipaddress.ip_address(host), ipaddress.IPv6Address) else socket.AF_INET
+    except ValueError:  # a name, such as localhost
+        family = socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return IN_USE
+            return exc.strerror or str(exc)
+        except (OverflowError, UnicodeError) as exc:  # OverflowError: a port beyond 65535
+            return str(exc)
+    return None
+
+
 def serve(host: Annotated[str, typer.Option(help="address to serve on")] = "127.0.0.1",
           port: Annotated[int, typer.Option(help="port to serve on")] = 8000,
           bench: Annotated[bool, typer.Option(help="after the claims, run the benchmarks this machine lacks")] = True,
           root: RootOpt = None) -> None:
     """Serve the site now; this machine's claims (and benchmarks) run behind the server, and pages update."""
+    settings = settings_for(root)
+    taken = port_taken(host, port)
+    if taken:
+        other = port + 1 if 0 < port < 65535 else 8001
+        hint = f"pick another port with --port, e.g. verify serve --port {other}" if taken == IN_USE else \
+            "check --host, or pick another port with --port"
+        typer.echo(f"verify serve: cannot serve on {safe(host)}:{port}: {safe(taken)}; {hint}", err=True)
+        raise typer.Exit(1)
+    # Where this command and its server meet: a folder of its own, outside the cache, so that a cache
+    # that cannot be written or is deleted while serving does not cut the server off from the runs.
+    meeting = Path(tempfile.mkdtemp(prefix="verify-serve-"))
+    # stopped by SIGTERM as by Ctrl-C: the server is stopped too, and the folder removed
+    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    try:
+        _serve(settings, meeting, host, port, bench)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        shutil.rmtree(meeting, ignore_errors=True)
+
+
+def _serve(settings: Settings, meeting: Path, host: str, port: int, bench: bool) -> None:
     from verify.bench import run as bench_run  # noqa: PLC0415
     from verify.running import live  # noqa: PLC0415
 
-    settings = settings_for(root)
+    settings = replace(settings, live_folder=meeting, environ={**settings.environ, "VERIFY_LIVE_DIR": str(meeting)})
     live.touch(live.stamp_path(settings))
     env = settings.child_environ(VERIFY_NO_RUN="1", VERIFY_LIVE="1", NO_MKDOCS_2_WARNING="1")
     cmd = [sys.executable, "-m", "mkdocs", "serve", "--no-strict", "--dev-addr", f"{host}:{port}",

@@ -11,7 +11,7 @@ since a row picks one of the CSS tones.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 #: the CSS tones a state may take (docs/assets/verify.css styles .vf-<tone>)
@@ -28,6 +28,8 @@ class State:
     ran: str  # where its evidence was made: "here" (the build machine), "elsewhere", "" (nowhere yet)
     colour: str  # the terminal's colour for it
     live_label: str = ""  # under verify serve, where it differs (a claim about to run here)
+    #: under verify serve while this machine cannot run claims (its cache cannot be written), where it differs
+    stopped_label: str = ""
     #: the words before what a claim measures where nothing has observed it (``GPU 上待测：…``); "" for the label
     waiting: str = ""
     #: for a kind of passing evidence: which current, passing records it names (record -> bool);
@@ -35,6 +37,12 @@ class State:
     rule: Callable[[Any], bool] | None = field(default=None, compare=False, repr=False)
     #: words after the short mark taken from the record itself (`` · sm_90a · ptxas 13.0``)
     detail: Callable[[Any], str] | None = field(default=None, compare=False, repr=False)
+
+    def words(self, live: str) -> State:
+        """This row as a build in ``live`` mode shows it: ``""`` (a site build), :data:`LIVE_RUNNING` or
+        :data:`LIVE_STOPPED` (``verify serve``, whose runner runs this machine's claims, or cannot)."""
+        text = self.stopped_label if live == LIVE_STOPPED else self.live_label if live else ""
+        return replace(self, label=text, mark=text) if text else self
 
     def mark_of(self, record: Any) -> str:
         """The short word after a sentence, with the record's own details where the state has them."""
@@ -48,6 +56,11 @@ class State:
 
 
 STATES: dict[str, State] = {}
+
+#: How a ``verify serve`` build shows a claim that has not run here: its runner is running this
+#: machine's claims (构建机验证中), or cannot (未能在本机验证: the cache cannot be written).
+LIVE_RUNNING = "running"
+LIVE_STOPPED = "stopped"
 
 
 def register(state: State) -> State:
@@ -91,7 +104,8 @@ NEEDS_CUDA = register(State("needs-cuda", "需要 CUDA，构建机上未运行",
                             waiting="GPU 上待测")).key
 NOT_APPLICABLE = register(State("not-applicable", "构建机不适用（缺少论断声明的条件）", "构建机不适用", "none", False, "",
                                 "yellow")).key
-NOT_RUN = register(State("not-run", "未运行", "未运行", "none", False, "", "yellow", live_label="构建机验证中")).key
+NOT_RUN = register(State("not-run", "未运行", "未运行", "none", False, "", "yellow", live_label="构建机验证中",
+                         stopped_label="未能在本机验证")).key
 FAILED = register(State("failed", "失败", "失败", "fail", False, "", "red")).key
 
 

@@ -91,8 +91,8 @@ def verify(
 
     ``live`` (``verify serve`` and the builds of its server): this machine's own runs only. A claim
     whose current code last failed here keeps that failure (shown as 失败, not run again until its
-    code changes), and no committed record counts as this machine's, even of the same environment:
-    until a claim has run here, a page shows other machines' records, labelled with them.
+    code changes, or ``force``), and no committed record counts as this machine's, even of the same
+    environment: until a claim has run here, a page shows other machines' records, labelled with them.
     """
     start = time.monotonic()
     reg = scan.load_registry(settings)
@@ -123,7 +123,7 @@ def verify(
             cached = evidence.rejudge(spec, cached)
             if cached.outcome is not Outcome.PASS:  # a cached pass the current judge rejects: run it again
                 cached = None
-        if cached is None and live:
+        if cached is None and live and not force:
             cached = cache.get_failure(spec.id, shash)
             if cached is not None:
                 cached = evidence.rejudge(spec, cached)

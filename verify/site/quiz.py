@@ -10,6 +10,7 @@ stamps every file with the time, so the deck of an unchanged bank is copied from
 from __future__ import annotations
 
 import hashlib
+import logging
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,6 +24,8 @@ from verify.quiz.claims import ClaimFacts, gather
 from verify.site import session
 from verify.site.templating import render
 from verify.storage.fs import atomic_write_text
+
+log = logging.getLogger("mkdocs.verify")
 
 if TYPE_CHECKING:
     from verify.core.ledger import Ledger
@@ -56,10 +59,15 @@ def write(settings: Settings, docs_dir: Path, site_dir: Path, outcome: Ledger | 
     atomic_write_text(out["quiz"], text)
     cached = settings.cache_dir / "anki" / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.apkg"
     if not cached.is_file():
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        for old in cached.parent.glob("*.apkg"):
-            old.unlink(missing_ok=True)
-        export(bank, cached)
+        try:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            for old in cached.parent.glob("*.apkg"):
+                old.unlink(missing_ok=True)
+            export(bank, cached)
+        except OSError as exc:  # a cache that cannot be written: the deck is made for this build alone
+            log.info("verify: cannot keep the Anki deck in %s (%s); made for this build only", cached.parent, exc)
+            export(bank, out["deck"])
+            return out
     shutil.copyfile(cached, out["deck"])
     return out
 

@@ -75,7 +75,7 @@ def _kind(settings: Settings) -> str:
 def cached(sess: Session, kind: str, key: Any, produce: Callable[[], str]) -> str:
     """The HTML for ``key`` from the render cache, or ``produce()`` kept there."""
     memo = fs.text_memo(sess.settings.render_dir / _kind(sess.settings), ".html")
-    return memo.get(f"{kind}-{_digest([kind, key, render_version(), sess.settings.live])}", produce)
+    return memo.get(f"{kind}-{_digest([kind, key, render_version(), sess.settings.live, sess.live_mode])}", produce)
 
 
 def prune(settings: Settings) -> int:

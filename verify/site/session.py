@@ -19,6 +19,7 @@ from pathlib import Path
 
 from verify import settings as settings_mod
 from verify.core import prose as prose_mod
+from verify.core import states
 from verify.errors import Failure, summary
 
 from verify.core.prose import Prose
@@ -50,9 +51,18 @@ WATCHED = (("snippets", "*"), ("docs", "*.md"), ("evidence", "*.json"), ("verify
 
 
 def _signature(settings: Settings) -> Stamp:
-    """The sources' stamps; under ``verify serve`` also its stamp, touched as claims finish behind the server."""
+    """The sources' stamps; under ``verify serve`` also its stamp, touched as claims finish behind the server,
+    and its note that this machine cannot run them."""
     sources = tree_stamp(settings.root, WATCHED)
-    return sources + stamp([settings.live_stamp]) if settings.live else sources
+    return sources + stamp([settings.live_stamp, settings.live_stopped]) if settings.live else sources
+
+
+def live_mode(settings: Settings) -> str:
+    """How a build shows a claim not run here (:mod:`verify.core.states`): ``""`` outside ``verify serve``;
+    under it, whether its runner is running this machine's claims or has said it cannot."""
+    if not settings.live:
+        return ""
+    return states.LIVE_STOPPED if settings.live_stopped.exists() else states.LIVE_RUNNING
 
 
 def recheck() -> None:
@@ -80,6 +90,7 @@ class Session:
         self.settings = settings
         self.root = settings.root
         self.signature = _signature(settings)
+        self.live_mode = live_mode(settings)
         if produce is None:
             raise RuntimeError("no ledger producer: import verify.hooks (MkDocs' hook) or call session.use() first")
         self.outcome: Ledger = produce(settings, run=run, live=settings.live)
@@ -204,6 +215,18 @@ class LedgerRow:
 
 def _plain(origin: OriginNote | None) -> JsonObject | None:
     return None if origin is None else {f.name: getattr(origin, f.name) for f in fields(origin)}
+
+
+def outdated() -> bool:
+    """Whether the sources changed after the current session read them (a rebuild would show more)."""
+    with _lock:
+        cur = _current
+    return cur is not None and cur.signature != _signature(cur.settings)
+
+
+def current() -> Session | None:
+    """The session the last :func:`get` returned, if any (its build's live mode, for the labels)."""
+    return _current
 
 
 def get() -> Session:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from dataclasses import replace
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,10 +21,25 @@ if TYPE_CHECKING:
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
-def state(key: str, live: bool = False) -> states.State:
-    """A claim status's row of :mod:`verify.core.states`, with its ``verify serve`` words when ``live``."""
-    row = states.get(key)
-    return replace(row, label=row.live_label, mark=row.live_label) if live and row.live_label else row
+def state(key: str, live: str | None = None) -> states.State:
+    """A claim status's row of :mod:`verify.core.states`, with its ``verify serve`` words under a live build.
+
+    ``live``: ``""``, :data:`~verify.core.states.LIVE_RUNNING` or :data:`~verify.core.states.LIVE_STOPPED`;
+    ``None``: the current session's (:func:`live_mode`).
+    """
+    return states.get(key).words(live_mode() if live is None else live)
+
+
+def live_mode() -> str:
+    """How this build shows a claim not run here: the current session's mode, else the settings' (``""``
+    for a site build, :data:`~verify.core.states.LIVE_RUNNING` under ``verify serve``)."""
+    from verify import settings as settings_mod  # noqa: PLC0415
+    from verify.site import session  # noqa: PLC0415
+
+    current = session.current()
+    if current is not None:
+        return current.live_mode
+    return states.LIVE_RUNNING if settings_mod.for_site().live else ""
 
 # Freshness of a stored benchmark result file -> (CSS modifier of .vf-badge, label).
 BENCH_STATE: dict[str, tuple[str, str]] = {
@@ -96,13 +111,21 @@ def environment() -> jinja2.Environment:
 
     from verify import settings as settings_mod  # noqa: PLC0415
 
+    class Bytecode(jinja2.FileSystemBytecodeCache):
+        """Keeps what it can: a cache that cannot be written, or was deleted while serving, costs a compile."""
+
+        def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            try:
+                os.makedirs(self.directory, exist_ok=True)
+                super().dump_bytecode(bucket)
+            except OSError:
+                pass
+
     # Compiled templates kept in the project cache (Jinja checks each against its source's mtime):
     # a warm build does not compile them again.
-    folder = settings_mod.for_site().cache_dir / "jinja"
-    folder.mkdir(parents=True, exist_ok=True)
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
-        bytecode_cache=jinja2.FileSystemBytecodeCache(str(folder)),
+        bytecode_cache=Bytecode(str(settings_mod.for_site().cache_dir / "jinja")),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         auto_reload=False,
@@ -110,10 +133,9 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=False,
     )
-    live = settings_mod.for_site().live
     env.globals["L"] = LABELS
-    env.globals["S"] = functools.partial(state, live=live)  # a status's words and tone: S(status).label
-    env.globals["STATES"] = lambda: [state(k, live) for k in states.STATES]
+    env.globals["S"] = state  # a status's words and tone: S(status).label, in this build's live mode
+    env.globals["STATES"] = lambda: [state(k) for k in states.STATES]
     return env
 
 
