@@ -189,3 +189,18 @@ def recorded_bundle(tmp: Path, snippet: str = GOOD_SNIPPET) -> dict:
     data = json.loads(path.read_text())
     data["created"] = max(r["provenance"]["date"] for r in data["claims"].values())
     return data
+
+
+def file_as_device(path: Path, key: str) -> Path:
+    """A recorded file filed as another device's, as a committed recording of it would be: the key inside too."""
+    import json  # noqa: PLC0415
+
+    data = json.loads(path.read_text())
+    data["device_key"] = key
+    for rec in data["claims"].values():
+        rec["provenance"]["device_key"] = key
+    target = path.with_name(f"{key}.json")
+    target.write_text(json.dumps(data))
+    if target != path:
+        path.unlink()
+    return target

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from tests._project import GOOD_SNIPPET, PAGE, mkdocs_build, question_page, settings, tiny_project
+from tests._project import GOOD_SNIPPET, PAGE, file_as_device, mkdocs_build, question_page, settings, tiny_project
 from verify import settings as settings_mod
 from verify.core import evidence
 from verify.running import engine, record
@@ -113,9 +113,7 @@ def test_a_claim_on_another_questions_page_or_no_page_is_an_error(tmp_path):
 def _record_elsewhere(root, key: str = "cuda-test-gpu"):
     path, out = record.record(settings(root), jobs=1)
     assert out.failures == []
-    target = path.with_name(f"{key}.json")
-    path.rename(target)
-    return target
+    return file_as_device(path, key)
 
 
 def test_a_recorded_pass_with_contradicting_values_is_not_verified(tmp_path, monkeypatch):

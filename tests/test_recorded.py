@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests._project import GOOD_SNIPPET, settings, tiny_project
+from tests._project import GOOD_SNIPPET, file_as_device, settings, tiny_project
 from verify import settings as settings_mod
 from verify.core import evidence
 from verify.running import record
@@ -20,11 +20,7 @@ def _as_other_machine(root, key: str = "cuda-test-gpu") -> None:
     assert out.failures == []
     data = json.loads(path.read_text())
     assert data["machine"]["torch"] and set(data["claims"]) == {"tiny.stride", "tiny.error"}
-    data["device_key"] = key
-    for rec in data["claims"].values():
-        rec["provenance"]["device_key"] = key
-    path.with_name(f"{key}.json").write_text(json.dumps(data))
-    path.unlink()
+    file_as_device(path, key)
 
 
 def test_recorded_evidence_is_verified_elsewhere_then_stale_after_an_edit(tmp_path, monkeypatch):

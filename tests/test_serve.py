@@ -28,6 +28,7 @@ from tests._browser import browser as launch_browser
 from tests._project import env_for, question_page, settings, tiny_project
 from verify import settings as settings_mod
 from verify import hooks
+from verify.site import rewatch
 from verify.site import session
 
 SNIPPET = '''\
@@ -202,11 +203,11 @@ def test_serve_watches_the_snippets_and_warns_of_strict_mode(tmp_path, monkeypat
     root = live_project(tmp_path, [1])
     (root / "evidence").mkdir()
     monkeypatch.setattr(settings_mod, "_site", settings(root))
-    monkeypatch.setattr(hooks.Rewatch, "start", lambda self: self)  # no MkDocs watcher to look at
+    monkeypatch.setattr(rewatch.Rewatch, "start", lambda self: self)  # no MkDocs watcher to look at
     server = _Server()
     with caplog.at_level("WARNING", logger="mkdocs.verify"):
         assert hooks.on_serve(server, config={"strict": strict}, builder=None) is server
-    # first the folder whose file asks for a rebuild when a watched folder comes back (hooks.Rewatch)
+    # first the folder whose file asks for a rebuild when a watched folder comes back (verify.site.rewatch.Rewatch)
     assert server.watched[1:] == [str(root / "snippets"), str(root / "evidence")]
     assert ("serving in strict mode" in caplog.text) is strict
 
@@ -215,7 +216,7 @@ def test_serve_watches_an_evidence_folder_that_does_not_exist_yet(tmp_path, monk
     root = live_project(tmp_path, [1])
     assert not (root / "evidence").exists()
     monkeypatch.setattr(settings_mod, "_site", settings(root))
-    monkeypatch.setattr(hooks.Rewatch, "start", lambda self: self)
+    monkeypatch.setattr(rewatch.Rewatch, "start", lambda self: self)
     server = _Server()
     hooks.on_serve(server, config={"strict": False}, builder=None)
     assert str(root / "evidence") in server.watched and (root / "evidence").is_dir()
