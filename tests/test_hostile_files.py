@@ -363,3 +363,20 @@ def test_a_benchmark_file_with_nan_or_a_fifo_is_refused(tmp_path, caplog):
         assert store.load(nan) is None and store.load(fifo) is None
     assert "cpu-nan.json: not a benchmark results file (not JSON" in caplog.text
     assert "cpu-fifo.json: is a pipe" in caplog.text
+
+
+def test_a_failure_quoting_a_files_escape_codes_is_printed_escaped(project, run, monkeypatch):
+    """A committed timeout (kept as written: it is not judged again) whose message carries escape codes fails the
+    build; its line shows them escaped."""
+    from verify import errors
+    from verify import settings as settings_mod
+    from verify.site import session
+
+    data = _copy(run)
+    data["claims"]["tiny.stride"].update(outcome="timeout", message="\x1b[2J\x1b[H全部通过")
+    (project / "evidence" / f"{run['device_key']}.json").write_text(json.dumps(data))
+    monkeypatch.setattr(settings_mod, "_site", Settings.for_root(project, {"VERIFY_NO_RUN": "1"}))
+    failures = session.get().failures
+    assert any(f.claim == "tiny.stride" for f in failures)
+    text = errors.summary(failures)
+    assert "\x1b" not in text and "\\x1b[2J" in text

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from verify.shown import safe
+
 
 class ClaimError(Exception):
     """A problem with a claim, a page or a cache file, with a message that names it."""
@@ -26,8 +28,9 @@ class Failure:
     snippet: str = ""
 
     def line(self) -> str:
+        """One line for the terminal: the message may quote a file's text, so its control characters are escaped."""
         snippet = f" [{self.snippet}]" if self.snippet and self.snippet != self.where else ""
-        return f"{self.claim} ({self.where}){snippet}: {self.message}"
+        return safe(f"{self.claim} ({self.where}){snippet}: {self.message}", 20_000)
 
 
 def summary(failures: list[Failure]) -> str:

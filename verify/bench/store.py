@@ -20,7 +20,7 @@ from typing import Any
 from verify.bench.results import Results, Run
 from verify.core import registry
 from verify.settings import Settings
-from verify.core.shown import safe
+from verify.shown import safe
 from verify.errors import ClaimError
 from verify.storage import edge, scan, schema
 from verify.storage.fs import Memo, atomic_write_json, stamp, tree_stamp

@@ -244,7 +244,7 @@ def stats(db: DbOpt = None, root: RootOpt = None) -> None:
 @quiz_app.command("import")
 def import_(file: FileArg, db: DbOpt = None, root: RootOpt = None) -> None:
     """导入进度文件（网页上导出的，或 `verify quiz export` 写的）：题库里没有的 id 会列出并跳过。"""
-    from verify.core.shown import safe  # noqa: PLC0415
+    from verify.shown import safe  # noqa: PLC0415
     from verify.quiz import progress  # noqa: PLC0415
 
     try:

@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 
 from verify.cli.common import RootOpt, settings_for
-from verify.core.shown import safe
+from verify.shown import safe
 from verify.settings import Settings
 
 

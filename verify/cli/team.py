@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from verify.cli.common import RootOpt, selector, settings_for
-from verify.core.shown import safe
+from verify.shown import safe
 from verify.errors import ClaimError
 from verify.core.registry import ClaimSpec
 from verify.core.units import fmt_eta as fmt_time

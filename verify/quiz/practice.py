@@ -35,7 +35,7 @@ def open_progress(db: Any) -> Progress:
         console.print(f"进度数据库已损坏，无法读取：已移到 {opened.moved_aside}，并新建了一个空的进度库。",
                       style="yellow", markup=False)
     if opened.skipped:  # rows of a hand-edited database: their text shown with control characters escaped
-        from verify.core.shown import safe  # noqa: PLC0415
+        from verify.shown import safe  # noqa: PLC0415
 
         console.print(f"进度库里有 {len(opened.skipped)} 行无法读取，已跳过（其余进度都保留）：" +
                       "；".join(safe(row) for row in opened.skipped[:5]), style="yellow", markup=False)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from verify.core.records import Evidence
-from verify.core.shown import safe
+from verify.shown import safe
 from verify.core.registry import ClaimSpec
 from verify.running import engine
 from verify.settings import Settings

@@ -81,8 +81,14 @@ def atomic_write_many(texts: dict[Path, str]) -> None:
         for tmp in done.values():
             Path(tmp).unlink(missing_ok=True)
         raise
-    for path, tmp in done.items():
-        os.replace(tmp, path)
+    renamed = 0
+    try:
+        for path, tmp in done.items():
+            os.replace(tmp, path)
+            renamed += 1
+    finally:
+        for tmp in list(done.values())[renamed:]:
+            Path(tmp).unlink(missing_ok=True)
 
 
 def unwritable(folder: Path) -> str | None:
