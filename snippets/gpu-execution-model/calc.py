@@ -34,20 +34,41 @@ CALCULATORS = [
 ]
 
 
+def _placed(ctx, capability: str, threads: int, registers: int, shared: int) -> int:
+    """Blocks an SM holds, found the other way: place blocks one at a time while every resource still has room."""
+    from snippets._gpu import specs
+
+    get = lambda field: int(specs.get(ctx, capability, field))  # noqa: E731
+    warps = -(-threads // get("warp_size"))
+    regs = warps * -(-registers * get("warp_size") // get("register_alloc_unit")) * get("register_alloc_unit")
+    smem = -(-(shared + get("reserved_shared_per_block")) // get("shared_alloc_unit")) * get("shared_alloc_unit") if shared else 0
+    free = {"threads": get("max_threads_per_sm"), "warps": get("max_warps_per_sm"), "blocks": get("max_blocks_per_sm"),
+            "registers": get("registers_per_sm"), "shared": get("shared_per_sm")}
+    need = {"threads": threads, "warps": warps, "blocks": 1, "registers": regs, "shared": smem}
+    placed = 0
+    while all(free[k] >= need[k] for k in free):
+        free = {k: free[k] - need[k] for k in free}
+        placed += 1
+    return placed
+
+
 @claim("exec.occupancy-items", question=Q,
-       statement="模拟面试里 occupancy 的 {n_items} 道计算题，参数按固定种子抽取，答案按 occupancy calculator 的规则"
-                 "（`snippets/_gpu/occupancy.py`，上面几条论断核对过）在规格表的每 SM 上限上算出；"
-                 "决定这几道题的上限是 {limits}。",
-       expect={"n_items": 6})
+       statement="模拟面试里 occupancy 的 {n_items} 道计算题按 occupancy calculator 的规则在规格表的每 SM 上限上出答案，"
+                 "这几道分别卡在 {limits} 上；再按同样的分配单位一个一个往 SM 上放 block 复算，两种算法得出的 block 数"
+                 "{equal:?每道都相等|有不相等的}。规则由上面几条论断在计算能力 9.0 上核对，8.0 的题只依据规格表，"
+                 "没有在 GPU 上逐题核对。",
+       expect={"equal": True, "n_items": 6})
 def _(ctx):
-    """The quiz's items of this question, with the limit that decides each (the spec table's sources noted)."""
+    """The quiz's items of this question, the limit that decides each, and each answer found a second way."""
     from snippets._calc import items
 
     words = {"threads": "线程数", "warps": "warp 数", "blocks": "block 数", "registers": "寄存器", "shared": "shared memory"}
     quiz = [items(calc) for calc in CALCULATORS]
-    limits = []
+    limits, equal = [], True
     for item in (i for calc in quiz for i in calc["items"]):
         p = item["params"]
         fit = occupancy.blocks_per_sm(ctx, p["capability"], p["threads"], p["registers"], p["shared_kib"] * 1024)
         limits.append(words[fit["limiter"]])
-    return {"n_items": len(limits), "limits": "、".join(sorted(set(limits))), "calc_items": quiz}
+        blocks = _placed(ctx, p["capability"], p["threads"], p["registers"], p["shared_kib"] * 1024)
+        equal = equal and blocks == fit["blocks"] and item["answer"] == 100 * fit["occupancy"]
+    return {"n_items": len(limits), "limits": "、".join(sorted(set(limits))), "equal": equal, "calc_items": quiz}

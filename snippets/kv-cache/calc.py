@@ -51,8 +51,8 @@ def _(ctx):
 
 
 @claim("kvcache.calc-items", question=Q,
-       statement="模拟面试里 KV cache 的 {n_items} 道计算题，参数按固定种子抽取，答案用上面的公式算；再按每道题的配置在 meta 设备上"
-                 "建出整份缓存（每层一个 K、一个 V，只有形状和 dtype，不占内存），张量字节数与答案{equal:?处处相等|有不相等的}。",
+       statement="模拟面试里 KV cache 的 {n_items} 道计算题按 KV cache 的大小公式出答案；按每道题的配置在 meta 设备上"
+                 "建出每层的 K、V（只有形状和 dtype，不占内存），字节数与答案{equal:?每道都相等|有不相等的}。",
        expect={"equal": True, "n_items": 6})
 def _(ctx):
     """The quiz's items of this question, each answer checked against the cache its config gives."""

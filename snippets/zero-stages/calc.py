@@ -63,9 +63,10 @@ def _(ctx):
 
 
 @claim("zero.calc-items", question=Q,
-       statement="模拟面试里 ZeRO 的 {n_items} 道计算题，参数按固定种子抽取，答案用上面的公式算；再按每道题的参数量、stage 和卡数"
-                 "在 meta 设备上建出权重、梯度和优化器状态并照样切分，rank 0 持有的字节数与答案的最大相对差 {worst:.1e}。",
-       expect={"worst": {"<": 1e-6}, "n_items": 6})
+       statement="模拟面试里 ZeRO 的 {n_items} 道计算题按每卡模型状态的公式出答案；按每道题的参数量、stage 和卡数在 meta 设备上"
+                 "建出权重、梯度和优化器状态，把该 stage 切分的那几样切成卡数份，第 0 份（rank 0 那份）加上不切的，"
+                 "字节数与答案{equal:?每道都相等|有不相等的}。",
+       expect={"equal": True, "n_items": 6})
 def _(ctx):
     """The quiz's items of this question, each answer checked against a real sharding of its model."""
     import torch
@@ -73,7 +74,7 @@ def _(ctx):
     from snippets._calc import items
 
     quiz = [items(calc) for calc in CALCULATORS]
-    worst = 0.0
+    equal = True
     for item in (i for calc in quiz for i in calc["items"]):
         p = item["params"]
         psi, n = int(p["params"]), p["gpus"]
@@ -83,5 +84,5 @@ def _(ctx):
                    "optim": [torch.empty(psi, dtype=torch.float32, device="meta") for _ in range(3)]}
         held = sum(piece.numel() * piece.element_size() for name, ts in tensors.items() for t in ts
                    for piece in [t.chunk(n)[0] if name in names else t])
-        worst = max(worst, abs(held / GIB - item["answer"]) / (held / GIB))
-    return {"worst": worst, "n_items": sum(len(calc["items"]) for calc in quiz), "calc_items": quiz}
+        equal = equal and held / GIB == item["answer"]
+    return {"equal": equal, "n_items": sum(len(calc["items"]) for calc in quiz), "calc_items": quiz}
