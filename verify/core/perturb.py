@@ -1,0 +1,88 @@
+"""Plausible wrong values: what a claim's observation would be if the mechanism were otherwise.
+
+A claim that no wrong observation could fail checks nothing. :func:`wrong_values` gives, for one
+observed value, the values a mistaken mechanism would plausibly produce: a flipped flag, a number
+ten times larger or smaller, negated, off by one or zero, a list reversed, shortened or with an
+element changed, a string emptied or changed. :func:`can_fail` says whether a claim's expectation
+rejects at least one of them on some key it expects (``tests/test_failability.py`` runs it on every
+claim with a recorded observation). The same values can make false statements for practice.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+from verify.core import matchers
+from verify.core.records import JsonObject
+
+
+def wrong_values(value: Any) -> Iterator[Any]:
+    """Values a wrong mechanism would plausibly have produced instead of ``value`` (never ``value`` itself)."""
+    if isinstance(value, bool):
+        yield not value
+    elif isinstance(value, (int, float)):
+        candidates = [value * 10, value / 10, -value, value + 1, value - 1, 0, 2 * value + 1]
+        if isinstance(value, int):
+            candidates = [int(c) if isinstance(c, float) and c.is_integer() else c for c in candidates]
+        seen = set()
+        for c in candidates:
+            if c != value and not (isinstance(c, float) and not math.isfinite(c)) and c not in seen:
+                seen.add(c)
+                yield c
+    elif isinstance(value, str):
+        for c in ("", value + "?", value[::-1], "other"):
+            if c != value:
+                yield c
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+        if len(items) > 1 and items[::-1] != items:
+            yield items[::-1]
+        if items:
+            yield items[:-1]
+            for wrong in wrong_values(items[0]):
+                yield [wrong, *items[1:]]
+                break
+        yield [*items, items[-1] if items else 0]
+    elif isinstance(value, dict):
+        for key, inner in value.items():
+            for wrong in wrong_values(inner):
+                yield {**value, key: wrong}
+                break
+    elif value is None:
+        yield 0
+
+
+_TYPE_VALUES = {"bool": True, "int": 1, "float": 1.0, "str": "text", "list": [1], "dict": {"k": 1}}
+
+
+def stand_in(expected: Any) -> Any:
+    """A value near what ``expected`` accepts, for a claim nothing observed yet (a CUDA claim on a CPU):
+    a literal itself, a bound's edge, an approximation's target, a contained string, a member."""
+    if not matchers.is_matcher(expected):
+        return expected
+    (op, arg), = expected.items()
+    if op in ("between", "approx"):
+        return arg[0]
+    if op == "in":
+        return arg[0] if arg else None
+    if op == "type":
+        return _TYPE_VALUES.get(arg)
+    return arg
+
+
+def can_fail(expect: JsonObject, observed: JsonObject | None = None) -> bool:
+    """Whether changing one expected key of ``observed`` to a plausible wrong value breaks the expectation.
+
+    Without an observation each key stands in with :func:`stand_in` of what it expects.
+    """
+    if observed is None:
+        observed = {key: stand_in(expected) for key, expected in expect.items()}
+    for key in expect:
+        if key not in observed:
+            continue
+        for wrong in wrong_values(observed[key]):
+            if matchers.check({key: expect[key]}, {**observed, key: wrong}):
+                return True
+    return False
