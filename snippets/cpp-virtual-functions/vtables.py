@@ -311,7 +311,7 @@ def _(ctx):
 
 @claim("vf.pure-virtual-call", question=Q, needs=["g++"], timeout=180,
        statement="`Abstract` 的构造函数经另一个翻译单元调用纯虚函数 `f()`：此时 vptr 指向 `Abstract` 的虚表，"
-                 "那一格是 `{slot}`（class dump 里的内容），它打印 “{message}”，再 `std::terminate`，"
+                 "那一格是 `{slot}`（class dump 里的内容），libstdc++ 的这个函数打印 “{message}”，再 `std::terminate`，"
                  "进程被 {signal_name} 终止，后面的代码{reached_end:?执行了|没有执行}。",
        expect={"slot": "__cxa_pure_virtual", "message": "pure virtual method called", "signal_name": "SIGABRT",
                "reached_end": False})
