@@ -23,30 +23,36 @@ def where_am_i(out, warp_size):
 @claim(
     "exec.linear-id-and-warp",
     question=Q,
-    statement="numba 的模拟器在 {=blockDim=(8,4,2)} 的 block 里给 {threads} 个线程编号：{matches} 个线程的线性编号等于 "
-              "`x + y*Dx + z*Dx*Dy`、lane 号等于线性编号除以 warp 大小（{warp_size}）的余数（{all_match:?全部一致|有不一致的线程}）；"
-              "它们分成 {warps} 个 warp，warp 0 的 {warp0_threads} 个线程全是 z={warp0_z}，warp 1 全是 z={warp1_z}"
-              "（{one_plane:?每个 warp 只含一个 z 平面|有 warp 跨了两个 z 平面}）。",
-    expect={"threads": 64, "matches": 64, "all_match": True, "warp_size": 32, "warps": 2, "warp0_z": 0, "warp1_z": 1,
-            "warp0_threads": 32, "one_plane": True},
+    statement="numba 的模拟器在 {=blockDim=(6,5,3)} 的 block 里给 {threads} 个线程编号：{matches} 个线程的线性编号和 lane 号"
+              "与编程指南的规则一致（线性编号 `x + y*Dx + z*Dx*Dy`，lane 是它除以 warp 大小 {warp_size} 的余数；"
+              "{all_match:?全部一致|有不一致的线程}）。这个形状能分辨错的规则：换成 y 变化最快，有 {wrong_y_fastest} 个线程的 lane 对不上；"
+              "换成每个 z 平面从 lane 0 重新开始，有 {wrong_plane_restart} 个对不上。按指南的规则分成 {warps} 个 warp："
+              "warp 0 含 z=0 平面的 {warp0_z0} 个线程和 z=1 的 {warp0_z1} 个（{straddles:?跨了两个 z 平面|只在一个 z 平面里}），"
+              "最后一个 warp 只有 {last_warp_threads} 个线程。",
+    expect={"threads": 90, "matches": 90, "all_match": True, "warp_size": 32, "wrong_y_fastest": {">": 0},
+            "wrong_plane_restart": 60, "warps": 3, "warp0_z0": 30, "warp0_z1": 2, "straddles": True, "last_warp_threads": 26},
     needs=["numba"],
 )
 def _(ctx):
-    dx, dy, dz = 8, 4, 2
+    dx, dy, dz = 6, 5, 3
     out = np.full((dz, dy, dx), -1, np.int32)
     trace, arrays = sim.traced(ctx, where_am_i, 1, (dx, dy, dz), out=out, warp_size=np.zeros(1, np.int32))
     lanes, warp_size = arrays["out"], int(arrays["warp_size"][0])
-    matches, zs, counts = 0, defaultdict(set), defaultdict(int)
+    matches, wrong_y, wrong_plane = 0, 0, 0
+    members = defaultdict(list)
     for acc in (a for req in trace.requests("out") for a in req):
         z, rem = divmod((acc.byte - (acc.byte >> 32 << 32)) // 4, dx * dy)
         y, x = divmod(rem, dx)
-        linear = x + y * dx + z * dx * dy
-        matches += acc.thread == linear and lanes[z, y, x] == linear % warp_size
-        zs[acc.warp].add(z)
-        counts[acc.warp] += 1
-    return {"threads": sum(counts.values()), "matches": int(matches), "all_match": bool(matches == dx * dy * dz),
-            "warp_size": warp_size, "warps": len(zs), "warp0_z": min(zs[0]), "warp1_z": min(zs[1]),
-            "warp0_threads": counts[0], "one_plane": all(len(v) == 1 for v in zs.values())}
+        seen = int(lanes[z, y, x])
+        guide = x + y * dx + z * dx * dy  # CUDA C++ Programming Guide, Thread Hierarchy: x varies fastest
+        matches += acc.thread == guide and seen == guide % 32
+        wrong_y += seen != (y + x * dy + z * dx * dy) % 32
+        wrong_plane += seen != (x + y * dx) % 32
+        members[guide // 32].append(z)
+    return {"threads": sum(map(len, members.values())), "matches": int(matches), "all_match": bool(matches == dx * dy * dz),
+            "warp_size": warp_size, "wrong_y_fastest": int(wrong_y), "wrong_plane_restart": int(wrong_plane),
+            "warps": len(members), "warp0_z0": members[0].count(0), "warp0_z1": members[0].count(1),
+            "straddles": len(set(members[0])) > 1, "last_warp_threads": len(members[max(members)])}
 
 
 def tile_copy(a, out):
