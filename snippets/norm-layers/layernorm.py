@@ -54,7 +54,7 @@ def _(ctx):
 
 
 @claim("norm.rmsnorm-module", kind="measured", question=Q,
-       statement="torch 2.13 自带 `torch.nn.RMSNorm`：参数只有 {params}（`LayerNorm` 是 {ln_params}），输出与手写的 "
+       statement="`torch.nn.RMSNorm`（torch 2.4 加入）：参数只有 {params}（`LayerNorm` 是 {ln_params}），输出与手写的 "
                  "x·rsqrt(mean(x²) + ε)·γ 最大差 {hand_diff:.1e}。`eps` 默认是 {eps_default}，这时用计算类型的机器 ε"
                  "（fp32 为 {fp32_eps:.3g}），不是 `LayerNorm` 默认的 {ln_eps:g}。激活很小时这个差别看得见：输入缩小到 "
                  "{=1e-4} 倍，默认模块与按机器 ε 手写的结果最大差 {small_default_diff:.1e}，与按 ε = {=1e-6} 手写的差 "
@@ -171,8 +171,10 @@ def _stack(norm_first, layers, d=64, seed=0):
        statement="Pre-LN 和 Post-LN 在初始化时就不一样（`TransformerEncoderLayer`，d = {=64}、{=4} 个头、随机种子固定）："
                  "Post-LN 每层输出都过一次 LN，残差流里每个 token 的范数始终是 √d = {post_norm:.2f}；Pre-LN 的残差流不经过"
                  " LN，{=48} 层后范数长到 {pre_norm_48:.2f}，所以最后要再接一个 LN。传回输入的梯度范数：从 {=6} 层加深到 "
-                 "{=48} 层，Post-LN 变成原来的 {post_grad_ratio:.2f}，Pre-LN 是 {pre_grad_ratio:.2f}。Post-LN 的残差路径上"
-                 "每层都有一个 LN，回传的梯度每层都要穿过它；Pre-LN 的残差路径是恒等映射，梯度可以直达底层。",
+                 "{=48} 层，Post-LN 变成原来的 {post_grad_ratio:.2f}，比 Pre-LN 缩得多；Pre-LN 这台机器上是 {pre_grad_ratio:.2f}，"
+                 "它的大小随初始化而变。Post-LN 的残差路径上每层都有一个 LN，回传的梯度每层都要穿过它；Pre-LN 的残差路径是"
+                 "恒等映射，但梯度先要穿过最后那个 LN，它除以的残差流范数从 {=6} 层时的 {pre_norm_6:.2f} 长到 {=48} 层时的"
+                 " {pre_norm_48:.2f}，梯度也不是原样到达底层。",
        expect={"post_norm": {"approx": [8.0, 1e-3]}, "pre_norm_48": {">": 12.0}, "post_below_pre": True})
 def _(ctx):
     saved = torch.get_num_threads()
