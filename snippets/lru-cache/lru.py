@@ -592,7 +592,7 @@ def _(ctx):
 
 
 @claim("lru.functools-method", question=Q,
-       statement="`lru_cache` 装在方法上，`self` 是键的一部分，缓存一直引用着实例：`del` 掉唯一的名字、`gc.collect()` 之后，"
+       statement="`lru_cache` 装在方法上，`self` 是键的一部分，缓存引用着实例（`maxsize=128`，两个实例各调一次，没有项被淘汰）：`del` 掉唯一的名字、`gc.collect()` 之后，"
                  "弱引用{alive_after_del:?仍能找到对象|已经找不到对象}；`cache_clear()` 之后{alive_after_clear:?仍然活着|才被释放}。"
                  "缓存挂在类上、被所有实例共享，`maxsize` 也是所有实例合计的。",
        expect={"alive_after_del": True, "alive_after_clear": False, "shared_between_instances": True})
