@@ -89,9 +89,10 @@ def _(ctx):
 
 @claim("autograd.residual-keeps-gradient", kind="measured", question=Q,
        statement="堆 {=30} 层 `tanh(Linear(h))`（宽 {=64}，权重按 std = 0.5/√64 初始化）：不加残差时，输入处梯度的范数只有"
-                 "输出处上游梯度的 {plain:.1e}；每层改成 `h + tanh(Linear(h))`，比值是 {residual:.2f}。每个残差块的雅可比是"
-                 " I + J，连乘展开后有一项是恒等，梯度不会随层数指数衰减。",
-       expect={"plain": {"<": 1e-6}, "residual": {">": 0.5}})
+                 "输出处上游梯度的 {plain:.1e}；每层改成 `h + tanh(Linear(h))`，比值是 {residual:.2f}，不但没衰减，反而放大了。"
+                 "每个残差块的雅可比是 I + J，连乘展开后有一项是恒等，梯度不会随层数指数衰减；可其余的项也都在，J 不小时"
+                 "连乘会把梯度逐层放大，所以深的残差网络还要靠 norm 和初始化（比如把分支最后一层的权重缩小）把它压住。",
+       expect={"plain": {"<": 1e-6}, "residual": {">": 1.0}})
 def _(ctx):
     layers, width = 30, 64
     lins = [nn.Linear(width, width) for _ in range(layers)]
@@ -115,7 +116,7 @@ def _(ctx):
 @claim("autograd.grad-accumulates", kind="measured", question=Q,
        statement="`.grad` 是累加的：同一个 batch 连做两次前向和 backward、中间不清零，参数梯度与“只做一次的梯度乘以 2”{doubled:?逐位相等|不相等}；"
                  "把 batch 拆成两半、loss 各乘 {=1/2} 分别 backward，累加出的梯度与整批一次 backward 的最大差 {accum_diff:.1e}"
-                 "（只差浮点求和顺序），这就是梯度累积；`optimizer.zero_grad()` 之后 `.grad` {zeroed_none:?是 None（默认 set_to_none=True）|是全零张量}。",
+                 "（只差浮点求和顺序），这就是梯度累积；`optimizer.zero_grad()` 之后 `.grad` {zeroed_none:?是 None（torch 2.0 起默认 set_to_none=True）|是全零张量}。",
        expect={"doubled": True, "accum_diff": {"<": 1e-6}, "zeroed_none": True})
 def _(ctx):
     block = Block()
