@@ -118,7 +118,7 @@ def _(ctx):
                  "每卡每步 {=4096} 个 token、bf16，路由均匀时每层 dispatch 每卡发出 {dispatch_mb:.1f} MB（"
                  "{=7/8} 的分配在别的卡上），combine 再发回同样多；按 H100 SXM 的 NVLink 单向 {nvlink_gb_s:.0f} GB/s，"
                  "两次合计至少 {comm_ms:.2f} ms，而这一层的专家 GEMM 按 bf16 稠密峰值要 {compute_ms:.2f} ms。"
-                 "字节数只与 token 个数、k 和 hidden 的乘积有关，与专家总数无关。",
+                 "按（token, 专家）对发送时，字节数只与 token 个数、k 和 hidden 的乘积有关，与专家总数无关。",
        expect={"dispatch_bytes": 4096 * 2 * 4096 * 2 * 7 // 8, "comm_over_compute": {"<": 0.5}})
 def _(ctx):
     nvlink = specs.get(ctx, GPU, "nvlink_bytes_per_s") / 2  # the datasheet's figure counts both directions

@@ -330,9 +330,11 @@ def _(ctx):
        statement="DeepSeek-V3 的无辅助损失均衡：每个专家一个偏置，只加在选专家用的打分上（sigmoid 打分 + 偏置后取 top-k），"
                  "门控权重仍用原始打分（归一化后）；偏置不走梯度，每步按负载调：超载的减 γ、欠载的加 γ。同样偏向专家 0 "
                  "的路由器（不训练），γ={=0.005}、{=200} 步后每个专家的负载从 {before} 变成 {after}，最多与最少之比从 "
-                 "{ratio_before:.0f} 降到 {ratio_after:.2f}；有 {changed:pct} 的 token 换了专家，而门控权重与不加偏置、"
-                 "选同样专家时算出的{same_weights:?逐位相同|不同}。",
-       expect={"ratio_before": {">": 10}, "ratio_after": {"<": 2.0}, "same_weights": True})
+                 "{ratio_before:.0f} 降到 {ratio_after:.2f}；有 {changed:pct} 的 token 换了专家。其余 {kept_rows} 个 token 选的专家"
+                 "没变，它们的门控权重与偏置为零时算出的{same_weights:?逐位相同|不同}；若门控权重取加了偏置的打分，"
+                 "这些 token 的权重最多会差 {biased_diff:.1e}。",
+       expect={"ratio_before": {">": 10}, "ratio_after": {"<": 2.0}, "same_weights": True, "kept_rows": {">": 0},
+               "biased_diff": {">": 1e-4}})
 def _(ctx):
     torch.set_num_threads(1)
     mu = _skew()
@@ -346,14 +348,18 @@ def _(ctx):
         return idx, g / g.sum(-1, keepdim=True), s
 
     held_out = _batch(10_000, mu)
-    i0, _, _ = route(held_out, bias)
+    i0, g0, _ = route(held_out, bias.clone())
     for step in range(BIAS_STEPS):
         idx, _, _ = route(_batch(step, mu), bias)
         load = torch.bincount(idx.flatten(), minlength=E).float()
         bias += GAMMA * torch.sign(load.mean() - load)
     i1, g1, s1 = route(held_out, bias)
-    g_plain = s1.gather(1, i1)
-    g_plain = g_plain / g_plain.sum(-1, keepdim=True)
+    kept = (i0.sort(-1).values == i1.sort(-1).values).all(-1)  # tokens whose experts the bias did not change
+    g_biased = (s1 + bias).gather(1, i1)  # what a router that mixed the bias into the gate would give
+    g_biased = g_biased / g_biased.sum(-1, keepdim=True)
+    by_expert = lambda g, i: g.gather(1, i.argsort(-1))  # noqa: E731  the k weights in expert order
     changed = (i0.sort(-1).values != i1.sort(-1).values).any(-1).float().mean().item()
     return {"before": counts(i0), "after": counts(i1), "ratio_before": _ratio(counts(i0)),
-            "ratio_after": _ratio(counts(i1)), "changed": changed, "same_weights": torch.equal(g1, g_plain)}
+            "ratio_after": _ratio(counts(i1)), "changed": changed, "kept_rows": int(kept.sum()),
+            "same_weights": torch.equal(by_expert(g1, i1)[kept], by_expert(g0, i0)[kept]),
+            "biased_diff": (g_biased[kept] - g1[kept]).abs().max().item()}
