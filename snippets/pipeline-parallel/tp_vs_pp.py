@@ -52,9 +52,11 @@ def _(ctx):
 
 @claim("pp.pp-bytes-per-boundary", question=Q,
        statement="PP 在一个 stage 边界上，每个微批只传一份激活（前向）和一份梯度（反向），共 {pp_bytes:bytes}，与这个 stage "
-                 "有几层无关；走同样的 {=50 GB/s} 网卡要 {t_nic_ms:.1f} ms。一个 stage 放 {=10} 层时，TP 在这些层上每卡要发 "
-                 "{tp_stage:bytes}，是 PP 这一个边界的 {ratio:.0f} 倍。",
-       expect={"pp_bytes": 2 * 64 * 2**20, "ratio": {"between": [30, 40]}})
+                 "有几层无关；走同样的 {=50 GB/s} 网卡要 {t_nic_ms:.1f} ms。同样按每张卡比：一个 stage 放 {=10} 层、由 TP={=8} 的 "
+                 "{=8} 张卡分担时，TP 在这些层上每卡要发 {tp_stage:bytes}；把这 {=8} 张卡改排成流水线，中间的每张卡每个微批"
+                 "只发一份激活（给下一段）和一份梯度（给上一段），也是上面这 {pp_bytes:bytes}，与它放几层无关。每卡之比是 "
+                 "{ratio:.0f} 倍。",
+       expect={"pp_bytes": 2 * 64 * 2**20, "ratio": {"approx": [35.0, 1e-9]}})
 def _(ctx):
     act = _activation_bytes()
     pp = 2 * act

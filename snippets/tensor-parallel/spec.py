@@ -21,7 +21,7 @@ GPU = "H100 SXM"
 
 @claim("tp.comm-share-vs-degree", question=Q,
        statement="按 h={=8192}、s={=4096}、每个微批 {=1} 条序列、BF16 的一层，H100 SXM（NVLink 每方向 {nvlink_gb_s:.0f} GB/s，"
-                 "BF16 稠密峰值）：TP = {=2}、{=4}、{=8} 时，每张卡为这一层的 {=4} 次 all-reduce 要发 {sent.2:bytes}、"
+                 "BF16 稠密峰值，不做重计算）：TP = {=2}、{=4}、{=8} 时，按环形 all-reduce，每张卡为这一层的 {=4} 次 all-reduce 要发 {sent.2:bytes}、"
                  "{sent.4:bytes}、{sent.8:bytes}，在 NVLink 上是 {comm_ms.2:.2f}、{comm_ms.4:.2f}、{comm_ms.8:.2f} ms；"
                  "每张卡的计算却是 {compute_ms.2:.1f}、{compute_ms.4:.1f}、{compute_ms.8:.1f} ms，通信与计算之比从 "
                  "{share.2:pct} 涨到 {share.4:pct}、{share.8:pct}。",
