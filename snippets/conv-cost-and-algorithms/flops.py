@@ -68,8 +68,8 @@ def _(ctx):
 
 @claim("conv.padding-macs", question=Q,
        statement="公式和 `FlopCounterMode` 都把乘在 padding 零上的那部分算进去：同一个例子里真正落在图内像素上的乘加只占 "
-                 "{valid_fraction:pct}（边缘一圈的输出只有部分窗口在图内）；im2col 摊开的矩阵里，另外那 "
-                 "{cols_zero_fraction:pct} 的元素就是补的零，GEMM 照样乘它们，所以估计开销时按公式算。",
+                 "{valid_fraction:.1%}（边缘一圈的输出只有部分窗口在图内）；im2col 摊开的矩阵里，另外那 "
+                 "{cols_zero_fraction:.1%} 的元素就是补的零，GEMM 照样乘它们，所以估计开销时按公式算。",
        expect={"valid_fraction": {"approx": [(190 * 382) / (9 * 64 * 128), 1e-9]}, "zeros_match": True})
 def _(ctx):
     # count, for every output position, how many of the K×K taps land inside the image: a conv of ones
