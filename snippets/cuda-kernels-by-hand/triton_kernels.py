@@ -325,8 +325,8 @@ def _(ctx):
 @claim(
     "kernels.norm-compiled",
     question=Q,
-    statement="编译到 sm_90a（num_warps=4）：两遍 LayerNorm 有 {ln_shfl} 条 SHFL、{ln_bar} 个 BAR（{ln_reductions} 次块内归约，"
-              "各自经 shared memory 跨 warp），单遍版同样 {ln1_shfl} 条 SHFL、{ln1_bar} 个 BAR；RMSNorm 只有 {rms_shfl} 条、"
+    statement="Triton 3.9 编译到 sm_90a（num_warps=4）：两遍 LayerNorm 有 {ln_shfl} 条 SHFL、{ln_bar} 个 BAR（{ln_reductions} 次块内归约，"
+              "各自经 shared memory 跨 warp），单遍版在 Triton 里同样 {ln1_shfl} 条 SHFL、{ln1_bar} 个 BAR；RMSNorm 只有 {rms_shfl} 条、"
               "{rms_bar} 个（{rms_reductions} 次归约）。三者的 rsqrt 都是 {ln_rsq} 条 `MUFU.RSQ`（PTX `rsqrt.approx.ftz.f32`），"
               "x 都只读一遍：LayerNorm 的 LDG 是 x、w、b 各 {ln_ldg_each} 条。",
     expect={"ln_reductions": 2, "rms_reductions": 1, "ln_rsq": 1, "rms_rsq": 1, "ln_ptx_rsqrt_ftz": True},
