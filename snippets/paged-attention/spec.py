@@ -47,7 +47,7 @@ def _step(batch, ctx_tokens):
 @claim("paged.decode-step-bytes", question=Q,
        statement="按 Llama-3-8B 的形状（{=32} 层、{=32} 个查询头、{=8} 个 KV 头、head_dim {=128}，bf16），每个 token "
                  "的 KV 是 {kv_per_token:bytes}。batch {=64}、每条序列已有 {=4096} 个 token 时，解码一步要读权重 "
-                 "{weights_gb:.1f} GB 加 KV {kv_gb:.1f} GB；按 H200 SXM 的 HBM 带宽 {hbm_tb_s:.1f} TB/s 至少 "
+                 "{weights_gb:.1f} GB（embedding 表不算：每步只按 token 取其中几行）加 KV {kv_gb:.1f} GB；按 H200 SXM 的 HBM 带宽 {hbm_tb_s:.1f} TB/s 至少 "
                  "{t_mem_ms:.1f} ms，同一步的 FLOPs 按 bf16 稠密峰值只要 {t_compute_ms:.2f} ms。",
        expect={"kv_per_token": 131072, "memory_over_compute": {">": 5}})
 def _(ctx):
@@ -69,7 +69,7 @@ def _linear_intensity(m, n=D, k=D):
        statement="H200 SXM 的拐点（bf16 稠密算力 ÷ HBM 带宽）是每字节 {ridge:.0f} 次 FLOP。一个 {=4096}×{=4096} 的 "
                  "bf16 权重矩阵乘：decode 时行数是 batch，batch {=1}、{=64} 的算术强度是 {lin.m1:.2f}、{lin.m64:.1f}；"
                  "prefill 一次喂 {=4096} 个 token，强度 {lin.m4096:.0f}，越过拐点。注意力也一样：decode 时一个查询 "
-                 "token 读整段 KV，强度恒为查询头数与 KV 头数之比 {attn_decode:.0f}；{=4096} 个 token 的因果 prefill "
+                 "token 读整段 KV，bf16 的 GQA 下强度恒为查询头数与 KV 头数之比 {attn_decode:.0f}；{=4096} 个 token 的因果 prefill "
                  "（Q、K、V、O 各读写一次）是 {attn_prefill:.0f}。",
        expect={"attn_decode": 4.0, "decode_below": True, "prefill_above": True})
 def _(ctx):
@@ -94,7 +94,8 @@ def _mix():
 
 
 @claim("paged.batch-capacity", question=Q,
-       statement="省下的显存换成 batch：H200 SXM 的 {hbm_gb:.0f} GB 扣掉 Llama-3-8B 的 bf16 权重（{weights_gb:.1f} GB）"
+       statement="省下的显存换成 batch：H200 SXM 的 {hbm_gb:.0f} GB 扣掉 Llama-3-8B 的全部 bf16 权重（{weights_gb:.1f} GB，"
+                 "比解码一步读的多出 embedding 表：它占显存，却只按 token 取几行）"
                  "全给 KV（不计激活和其他开销），按上下文 {=2048} 给每个请求预留，能同时放 {batch_prealloc} 个请求；"
                  "按块分配，照上面那组请求的平均长度（{mean_len:.0f} 个 token）能放 {batch_paged} 个，是 "
                  "{batch_ratio:.2f} 倍。解码吞吐的带宽上限（每步读全部权重加这些请求实际占用的 KV）却只从每秒 "
