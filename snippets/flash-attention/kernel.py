@@ -121,7 +121,7 @@ def _(ctx):
 
 
 @claim("flash.force-flash-raises", question=Q,
-       statement="把后端限定为 flash（`with sdpa_kernel(SDPBackend.FLASH_ATTENTION)`）时，同样的 `dropout_p=0.1` 不再退回，"
+       statement="在 CPU 上把后端限定为 flash（`with sdpa_kernel(SDPBackend.FLASH_ATTENTION)`）时，同样的 `dropout_p=0.1` 不再退回，"
                  "而是抛出 RuntimeError（“No available kernel”），之前的警告写明了原因：“{reason}”。",
        raises=("RuntimeError", "No available kernel"))
 def _(ctx):
