@@ -75,7 +75,7 @@ def _(ctx):
 
 @claim("optim.state-dtype", question=Q,
        statement="状态的 dtype 跟着参数走：把同一个 MLP 转成 BF16 再用 `AdamW`，`exp_avg` 是 {exp_avg_dtype}，"
-                 "状态只剩 {bytes_per_param:.0f} 字节/参数：优化器按参数的 dtype 建状态，不会自己升到 fp32。",
+                 "状态只剩 {bytes_per_param:.0f} 字节/参数：`torch.optim` 按参数的 dtype 建状态，不会自己升到 fp32。",
        expect={"exp_avg_dtype": "torch.bfloat16", "bytes_per_param": 4.0})
 def _(ctx):
     model = _mlp().to(torch.bfloat16)
