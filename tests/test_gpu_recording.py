@@ -261,7 +261,7 @@ def test_the_strict_build_shows_the_gpu_claim_verified_elsewhere_with_its_values
     title = marks[1][1]
     assert GPU_NAME in title and "torch 2.11.0" in title and DAY in title
     assert "构建机已验证" not in gpu and evidence.VERIFIED_HERE not in gpu  # never verified on this CPU
-    stmt = re.search(r'<span class="vf-stmt">(.*?)</span>(?=<span class="vf-mark)', gpu, re.S)
+    stmt = re.search(r'<span class="vf-stmt">(.*?)</span>(?=<span class="vf-scope)', gpu, re.S)
     assert stmt and _text(stmt.group(1)) == SENTENCE
     values = re.findall(r'<span class="vf-val[^"]*" data-claim="tiny.h2d" data-key="([^"]+)" data-status="([^"]+)"[^>]*>'
                         r"([^<]*)</span>", gpu)
@@ -468,7 +468,7 @@ def test_before_any_gpu_ran_it_the_claim_is_one_line_of_what_it_measures(copy, m
     assert sess.outcome.status(GPU) == evidence.NEEDS_CUDA and sess.remote_statuses(GPU) == {}
     assert sess.outcome.sentence(GPU) == WAITING
     html = fences.claim_fence(GPU, "claim", "claim", {}, None)
-    stmt = re.search(r'<span class="vf-stmt">(.*?)</span>(?=<span class="vf-mark)', _summary(html, GPU), re.S)
+    stmt = re.search(r'<span class="vf-stmt">(.*?)</span>(?=<span class="vf-scope)', _summary(html, GPU), re.S)
     assert stmt and _text(stmt.group(1)) == WAITING and "—" not in stmt.group(1)
     assert {r.id: r for r in sess.ledger()}[GPU].statement == WAITING
     assert sess.outcome.sentence(CPU) == "这个列表有 3 个元素。"  # a claim without a docstring: its sentence

@@ -7,6 +7,7 @@ and lets the registry hash exactly the files a snippet depends on.
 from __future__ import annotations
 
 import ast
+import re
 import dataclasses
 import hashlib
 from collections.abc import Callable
@@ -41,6 +42,9 @@ class ClaimSpec:
     #: the claim function's docstring: what it measures, in a few words, read where nothing has observed
     #: it (a GPU claim on a CPU build) instead of a sentence with holes; like the statement, not keyed
     pending: str = ""
+    #: the model, shapes or library the claim ran on, where its sentence could be read wider (a docstring
+    #: line ``范围：Mixtral 8x7B 的专家形状``); shown with the backend in the page's scope tag (verify.core.scope)
+    scope: str = ""
 
     def expected_summary(self) -> JsonObject:
         if self.raises:
@@ -148,8 +152,22 @@ def _parse_claim(call: ast.Call, rel: str, consts: dict[str, Any], pending: str 
         needs=needs,
         min_torch=kwargs.get("min_torch"),
         timeout=kwargs.get("timeout"),
-        pending=" ".join(pending.split()),
+        pending=" ".join(_without_scope(pending).split()),
+        scope=_scope_line(pending),
     )
+
+
+_SCOPE = re.compile(r"^\s*范围[：:]\s*(.+?)\s*$", re.M)
+
+
+def _scope_line(doc: str) -> str:
+    """The ``范围：…`` line of a claim function's docstring (its declared scope), or ``""``."""
+    found = _SCOPE.search(doc)
+    return found.group(1)[:80] if found else ""
+
+
+def _without_scope(doc: str) -> str:
+    return _SCOPE.sub("", doc)
 
 
 def _local_imports(tree: ast.Module, root: Path) -> list[Path]:

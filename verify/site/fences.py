@@ -14,7 +14,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from verify.core import binding, evidence, ledger, states
+from verify.core import binding, evidence, ledger, scope, states
 from verify.core.matchers import describe, normalise
 from verify.core.records import Evidence, JsonObject, Outcome
 from verify.core.units import fmt_time
@@ -166,8 +166,10 @@ def _claim_html(cid: str, sess: session.Session) -> str:
         remote.append({"name": other.provenance.device_name or dev,
                        "rows": _values_rows(spec.expected_summary(), other), "provenance": _provenance(other, sess)})
     code = function_source(reg.root / spec.snippet, spec.line)
+    made = record if record is not None else next((sess.outcome.remote[d][cid] for d in sess.remote_statuses(cid)), None)
     return render(
         "claim.html", cid=cid, statement=statement_html(cid, spec.statement, sess), badges=badges, open=status == evidence.FAILED,
+        scope=scope.tag(spec, made),
         message=record.message if record and record.outcome is not Outcome.PASS else None,
         rows=_values_rows(spec.expected_summary(), record), provenance=_provenance(record, sess), remote=remote,
         snippet=spec.snippet, line=spec.line,

@@ -61,6 +61,7 @@ LABELS: dict[str, Any] = {
     "needs_cuda": states.get(evidence.NEEDS_CUDA).label,
     "missing": "—",
     "values_head": ("观测项", "期望", "实际观测"),
+    "scope_title": "这句话的证据在哪里得到：CPU 上运行、GPU 上运行、为 GPU 编译（未运行）、模拟器里运行，或按公布的规格计算；其后是它固定的模型或形状",
     "raises": "抛出 {0}，消息含 “{1}”",
     "source": "代码：",
     "output": "运行输出：",
