@@ -42,7 +42,7 @@ def _(ctx):
 
 @claim("autograd.inference-tensor-unsaved", question=Q,
        statement="`inference_mode` 里产生的张量也能进入要求梯度的计算，只是不能被图保存：`t` 在 `inference_mode` 里算出"
-                 "（`is_inference()` 为 {is_inference}），`(t + w).sum().backward()` {add_ok:?照常算出 w 的梯度|报错}"
+                 "（`is_inference()` {is_inference:?为 True|为 False}），`(t + w).sum().backward()` {add_ok:?照常算出 w 的梯度|报错}"
                  "（加法不存输入）；`(t * w).sum()` 的反向要存 t，前向就{mul_raises:?报错|不报错}（“{mul_error}”）。",
        expect={"is_inference": True, "add_ok": True, "mul_raises": True,
                "mul_error": {"contains": "Inference tensors cannot be saved for backward"}})
