@@ -80,7 +80,8 @@ def _shared(trace, write):
     statement="64×64 的 fp32 转置（32×32 的块、每块 32×8 个线程）：直接在 global memory 里转置，读的一侧每个 request "
               "要 {naive.read} 个 sector、写的一侧 {naive.write} 个；经 shared memory 中转后读的一侧 "
               "{tiled.read} 个、写的一侧 {tiled.write} 个；global request 总数不变（各 {naive.requests} 个），"
-              "sector 总数从 {naive.total} 降到 {tiled.total}。两种写法的结果{correct:?都等于|并不都等于} `a.T`。",
+              "各 request 的 sector 数加起来从 {naive.total} 降到 {tiled.total}（这是 L1 收到的请求量，不是 HBM 字节：列访问的那些 sector "
+              "会被相邻的 request 再用到，有多少在 L1/L2 命中，模拟器不算）。两种写法的结果{correct:?都等于|并不都等于} `a.T`。",
     expect={"naive": {"read": 32, "write": 4, "requests": 256, "total": 4608},
             "tiled": {"read": 4, "write": 4, "requests": 256, "total": 1024}, "correct": True},
     needs=["numba"],
