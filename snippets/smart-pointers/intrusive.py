@@ -54,7 +54,7 @@ def _group(v: dict[str, int], prefix: str) -> dict[str, int]:
 @claim("sp.intrusive-sizeof", question=Q, needs=["g++"], timeout=300,
        statement="用 torch wheel 自带的头文件编译：`c10::intrusive_ptr<T>` 只有一个指针大（{intrusive:bytes}），`std::shared_ptr` 是 "
                  "{shared:bytes}；`at::Tensor` 本身就是一个 `intrusive_ptr<TensorImpl>`，也是 {tensor:bytes}。计数在对象里："
-                 "基类 `intrusive_ptr_target` 占 {target:bytes}（虚表指针，加一个把强、弱计数合在一起的 64 位原子量），"
+                 "基类 `intrusive_ptr_target` 占 {target:bytes}（虚表指针，加上面那组计数），"
                  "{payload:bytes} 数据的 `Node` 继承它后是 {node:bytes}。`make_intrusive<Node>()` 分配 "
                  "{make_intrusive.allocations} 次、{make_intrusive.bytes:bytes}，和同样数据的 `make_shared`"
                  "（{make_shared.allocations} 次、{make_shared.bytes:bytes}）一样：省下的不是分配，而是句柄的一半。",
