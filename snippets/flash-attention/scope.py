@@ -24,10 +24,10 @@ def _schema(name: str):
 
 
 @claim("flash.dropout-by-device", question=Q,
-       statement="“带 dropout 就退回 math”是 CPU 的规则，不是融合 kernel 的限制（torch {version} 的算子 schema）："
+       statement="“带 dropout 就退回 math”只是 CPU 上的规则，不是所有融合 kernel 都不做 dropout（torch {version} 的算子 schema）："
                  "CUDA 的 flash 算子除了输出和 logsumexp 还返回 {cuda_flash_rng_text}，memory-efficient 算子返回 {cuda_efficient_rng_text}，"
                  "它们的反向算子收 `dropout_p` 和这份随机数状态，在反向里重新生成同一个 dropout mask；"
-                 "CPU 的 flash 算子只返回 {cpu_flash_returns}，反向{cpu_backward_takes_rng:?也收随机数状态|不收随机数状态}，"
+                 "CPU 的 flash 算子只返回 {cpu_flash_returns}，反向{cpu_backward_takes_rng:?也收随机数状态|不收随机数状态}，没法重放 mask，"
                  "所以 CPU 的后端选择遇到 `dropout_p > 0` 就不用它。",
        expect={"cpu_flash_rng": [], "cpu_backward_takes_rng": False,
                "cuda_flash_has_rng": True, "cuda_efficient_rng": ["philox_seed", "philox_offset"],
