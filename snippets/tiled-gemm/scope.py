@@ -12,9 +12,9 @@ Q = "tiled-gemm"
 @claim(
     "tgemm.torch-tf32-defaults",
     question=Q,
-    statement="这里装的 torch {version} 的默认：矩阵乘 `torch.backends.cuda.matmul.allow_tf32` 是 {matmul_allow_tf32}"
+    statement="这里装的 torch {version} 的默认：矩阵乘 `torch.backends.cuda.matmul.allow_tf32` {matmul_allow_tf32:?是 True|是 False}"
               "（`get_float32_matmul_precision()` 是 `{matmul_precision}`），cuDNN 的 `torch.backends.cudnn.allow_tf32` 是 "
-              "{cudnn_allow_tf32}，新接口 `torch.backends.cudnn.conv.fp32_precision` 是 `{conv_fp32_precision}`：fp32 矩阵乘默认不走 TF32，"
+              "{cudnn_allow_tf32:?True|False}，新接口 `torch.backends.cudnn.conv.fp32_precision` 是 `{conv_fp32_precision}`：fp32 矩阵乘默认不走 TF32，"
               "fp32 卷积默认走。",
     expect={"matmul_allow_tf32": False, "matmul_precision": "highest", "cudnn_allow_tf32": True, "conv_fp32_precision": "tf32"},
     min_torch="2.9",
