@@ -40,8 +40,8 @@ def _spec(expect: dict, kind: str = "measured") -> ClaimSpec:
 
 
 def test_every_measured_claim_has_a_current_stress_record():
-    have = {cid for f in FILES.values() for cid, e in f.claims.items() if e.key == REGISTRY.key(cid)
-            if cid in REGISTRY.claims}
+    have = {cid for f in FILES.values() for cid, e in f.claims.items()
+            if cid in REGISTRY.claims and e.key == REGISTRY.key(cid)}  # a removed claim's record stays, unread
     missing = sorted(s.id for s in core.stressable(REGISTRY) if _runnable_on_a_cpu(s) and s.id not in have)
     assert not missing, (f"{len(missing)} measured claims have no current stress record under evidence/stress/ "
                          f"(their measuring code changed, or they are new): run `.venv/bin/verify stress` and commit "
