@@ -67,6 +67,7 @@ def _(ctx):
                  "{timings.full}，是前者的 {slowdown:x}。多出来的是前向量级的开销：单做一次前向要 {timings.forward}，"
                  "检查点的用时是“不做检查点 + 一次前向”的 {full_over_none_plus_forward:.2f} 倍。"
                  "至于重算的是一次前向还是 FLOP 数出来的半次（上一条），这个计时分不出来：它只检查用时没有明显超过“不做检查点 + 一次前向”，"
+                 "这个上界很宽，只排除数量级上的错误；"
                  "而且重算时的前向要建图、恢复 RNG 状态，和单独计时的那次前向不是同一件事。",
        # Non-reentrant checkpointing recomputes each block's forward up to its last saved tensor in
        # backward (half the matmul FLOPs here, ckpt.flops): its time is at most the plain step plus one
