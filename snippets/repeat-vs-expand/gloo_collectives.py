@@ -13,9 +13,9 @@ Q = "repeat-vs-expand"
 COLLECTIVES = ("all_reduce", "broadcast", "reduce", "scatter", "all_gather", "gather")
 
 # Rank r of a two-process gloo group, as a child process. For each collective it passes column 0 of
-# a contiguous (3, 2) tensor (3 elements at stride 2, no overlap) and, separately, a contiguous copy
-# of the same column, and prints both results. Only the ranks that receive a result are compared:
-# the root of reduce and gather, every rank of the others.
+# a contiguous (3, 2) tensor (3 elements at stride 2, no overlap) as every input and output tensor
+# and, separately, contiguous tensors with the same values, and prints both results. Only the ranks
+# that receive a result are compared: the root of reduce and gather, every rank of the others.
 _RANK = r"""
 import json, sys
 import torch
@@ -44,19 +44,22 @@ def run(name, dense):
     if name == "scatter":
         out = fix(torch.zeros(6).view(3, 2)[:, 0])
         dist.scatter(out, [fix(column(10 + i)) for i in range(2)] if rank == 0 else None, src=0)
+        if not dense:   # the whole storage behind the strided output, all 6 elements
+            storage[name] = out.as_strided((6,), (1,), 0).tolist()
         return out.tolist()
     if name == "all_gather":
-        outs = [torch.zeros(3) for _ in range(2)]
+        outs = [fix(torch.zeros(6).view(3, 2)[:, 0]) for _ in range(2)]
         dist.all_gather(outs, x)
         return [o.tolist() for o in outs]
     if name == "gather":
-        outs = [torch.zeros(3) for _ in range(2)] if rank == 0 else None
+        outs = [fix(torch.zeros(6).view(3, 2)[:, 0]) for _ in range(2)] if rank == 0 else None
         dist.gather(x, outs, dst=0)
         return [o.tolist() for o in outs] if rank == 0 else None
     raise ValueError(name)
 
 
-out = {"rank": rank, "strided": {}, "dense": {}}
+storage = {}
+out = {"rank": rank, "strided": {}, "dense": {}, "storage": storage}
 for name in sys.argv[3].split(","):
     out["strided"][name] = run(name, False)
     out["dense"][name] = run(name, True)
@@ -67,11 +70,13 @@ dist.destroy_process_group()
 
 @claim("expand.gloo-collectives-strided", question=Q, timeout=120,
        statement="出错的不只 `all_reduce`，也不只 stride 0。同样两个进程的 gloo 组里（CPU，torch {torch}），把一列 "
-                 "`m[:, 0]`（`m` 是 (3, 2) 的连续张量，这一列 stride 为 2、互不重叠）交给各个集合通信，和先 `contiguous()` "
-                 "的结果逐个比：{wrong} 的结果错了，{right} 是对的。比如 `scatter` 之后 rank 1 收到 {scatter_got}，"
-                 "应为 {scatter_want}：gloo 只写了存储里开头那几个连续位置。",
+                 "`m[:, 0]`（`m` 是 (3, 2) 的连续张量，这一列 stride 为 2、互不重叠）当作各个集合通信的输入和输出，"
+                 "和全用连续张量的结果逐个比：{wrong} 的结果错了，{right} 是对的。比如 `scatter` 之后 rank 1 的那一列是 "
+                 "{scatter_got}，应为 {scatter_want}；它背后整块存储是 {scatter_storage}：root 按存储开头连续读了 3 个数，"
+                 "rank 1 又把它们连续写进自己存储的开头。",
        expect={"wrong": ["all_reduce", "broadcast", "reduce", "scatter"], "right": ["all_gather", "gather"],
-               "scatter_got": {"!=": [110.0, 112.0, 114.0]}, "scatter_want": [110.0, 112.0, 114.0]})
+               "scatter_got": [110.0, 112.0, 0.0], "scatter_want": [110.0, 112.0, 114.0],
+               "scatter_storage": [110.0, 111.0, 112.0, 0.0, 0.0, 0.0]})
 def _(ctx):
     store = ctx.path("gloo-store")
     env = dict(os.environ, OMP_NUM_THREADS="1")
@@ -95,4 +100,5 @@ def _(ctx):
     return {"torch": torch.__version__.split("+")[0], "wrong": wrong,
             "right": [name for name in COLLECTIVES if name not in wrong],
             "scatter_got": by_rank[1]["strided"]["scatter"], "scatter_want": by_rank[1]["dense"]["scatter"],
+            "scatter_storage": by_rank[1]["storage"]["scatter"],
             "results": {r: by_rank[r]["strided"] for r in (0, 1)}, "dense": {r: by_rank[r]["dense"] for r in (0, 1)}}
