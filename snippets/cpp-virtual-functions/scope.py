@@ -1,5 +1,6 @@
-"""Where the vtable lands depends on how the program is built: the same main.cpp + key.cpp linked as a
-position-independent executable and as a fixed-address one, and the g++ that built them."""
+"""Where the vtable lands depends on how the program is built: the same main.cpp + key.cpp built as a
+position-independent executable and as a fixed-address one, and the g++ that built them; and what makes
+c10::intrusive_ptr_target a class without a key function, with one weak typeinfo per torch library."""
 
 from __future__ import annotations
 
@@ -64,3 +65,54 @@ def _(ctx):
     gxx = _sh("g++", "-dumpfullversion", cwd=work).strip()
     return {"gxx": gxx, "pie": _link(work, "pie", "-fPIE", "-pie"),
             "nopie": _link(work, "nopie", "-fno-pie", "-no-pie")}
+
+
+TYPEINFO = "_ZTIN3c1020intrusive_ptr_targetE"
+TORCH_LIBS = ("libc10.so", "libtorch_cpu.so", "libtorch_python.so")
+
+
+def _class_body(text: str, head: str) -> str:
+    """The text between a class's opening brace and its matching closing one."""
+    start = text.index("{", text.index(head))
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[start + 1:i]
+    raise ValueError(f"unbalanced braces after {head}")
+
+
+@claim("vf.torch-no-key-function", question=Q, needs=["g++"], timeout=180,
+       statement="`intrusive_ptr_target` 确实没有 key function（torch {version}）：它的 {n_virtuals} 个虚函数 {virtuals_text} "
+                 "{all_inline:?都在头文件里写了函数体，全是 inline|有的只在头文件里声明}。`typeinfo for c10::intrusive_ptr_target` "
+                 "在查过的三个库里 `nm -D` 的类型是 {kinds_text}（`V`、`W` 都是弱符号）；这三个库对它的引用也都是按符号名的重定位"
+                 "（{relocs_text}），默认可见性下动态链接器会把它们解析到同一份定义。",
+       expect={"all_inline": True, "n_virtuals": {">=": 2}, "all_weak": True, "all_by_name": True})
+def _(ctx):
+    import importlib.metadata  # noqa: PLC0415
+    import importlib.util  # noqa: PLC0415
+
+    root = Path(importlib.util.find_spec("torch").origin).parent
+    header = (root / "include" / "c10" / "util" / "intrusive_ptr.h").read_text(encoding="utf-8")
+    body = re.sub(r"//[^\n]*", "", _class_body(header, "class C10_API intrusive_ptr_target"))
+    # Each `virtual` declaration, and whether a `{` (a body) comes before the `;` that would end a bare declaration.
+    virtuals = {}
+    for m in re.finditer(r"virtual\s+([^;{]*?)(~?\w+)\s*\(", body):
+        rest = body[m.end():]
+        brace, semi = rest.find("{"), rest.find(";")
+        virtuals[m.group(2)] = brace != -1 and (semi == -1 or brace < semi)
+    kinds, relocs = {}, {}
+    for lib in TORCH_LIBS:
+        path = str(root / "lib" / lib)
+        kinds[lib] = next((row.split()[1] for row in _sh("nm", "-D", "--defined-only", path, cwd=Path(ctx.workdir))
+                           .splitlines() if row.endswith(" " + TYPEINFO)), "-")
+        types = [p[2] for line in _sh("readelf", "-rW", path, cwd=Path(ctx.workdir)).splitlines()
+                 if TYPEINFO in line and len(p := line.split()) >= 5]
+        relocs[lib] = {t: types.count(t) for t in sorted(set(types))}
+    return {"version": importlib.metadata.version("torch"), "virtuals": virtuals, "n_virtuals": len(virtuals),
+            "virtuals_text": "、".join(f"`{n}`" for n in virtuals), "all_inline": all(virtuals.values()),
+            "kinds": kinds, "kinds_text": "、".join(f"{lib} `{k}`" for lib, k in kinds.items()),
+            "all_weak": all(k in ("V", "W") for k in kinds.values()),
+            "relocs": relocs, "all_by_name": all(relocs.values()),
+            "relocs_text": "、".join(f"{lib} {sum(r.values())} 处 " + "/".join(f"`{t}`" for t in r)
+                                     for lib, r in relocs.items())}

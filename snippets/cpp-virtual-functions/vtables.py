@@ -464,9 +464,9 @@ def _torch_lib() -> tuple[Path, str]:
 @claim("vf.torch-key-function", question=Q, needs=["g++"], timeout=180,
        statement="PyTorch 的库里看得到同一条规则（torch {version} 的 wheel，`nm -D`）：`TensorImpl.h` 只声明 "
                  "`~TensorImpl() override;`，析构函数定义在 .cpp 里，它就是 key function，`vtable for c10::TensorImpl` "
-                 "只在 {tensorimpl_defined} 里定义；`intrusive_ptr_target` 的虚析构函数在头文件里就写了函数体"
-                 "{intrusive_inline:?（inline）|（不是 inline）}，没有 key function，"
-                 "`typeinfo for c10::intrusive_ptr_target` 在 {typeinfo_defined} 里各有一份（弱符号）。",
+                 "在查过的 libc10、libtorch_cpu、libtorch_python 里只有 {tensorimpl_defined} 定义它；`intrusive_ptr_target` 的虚析构函数在头文件里就写了函数体"
+                 "{intrusive_inline:?（inline）|（不是 inline）}，"
+                 "`typeinfo for c10::intrusive_ptr_target` 在这三个库里各有一份定义：{typeinfo_defined}。",
        expect={"tensorimpl_defined": "libc10.so", "typeinfo_copies": 3, "intrusive_inline": True,
                "tensorimpl_declared_only": True})
 def _(ctx):

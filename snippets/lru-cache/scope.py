@@ -51,7 +51,7 @@ def _asan_error(stderr: str) -> str:
                  "去删一个空表的表尾：Python 的 O(n) 参考模型抛 `{py.Reference}`，`OrderedDict` 版抛 `{py.OrderedDictLRU}`，"
                  "带哨兵的链表版把哨兵当表尾摘下、再删它的 key，抛 `{py.LinkedLRU}`，TTL 版抛 `{py.TTLCache}`；"
                  "C++ 的两个版本（`-fsanitize=address` 编译）都把不是 `new` 出来的表头节点释放掉，"
-                 "ASan 报 `{cpp.list}`（`std::list` 版，`pop_back` 释放了表头）、`{cpp.hand}`（手写链表版，`delete` 了哨兵）。标准库的 "
+                 "ASan 报 `{cpp.list}`（`std::list` 版：对空 `std::list` 调 `back`/`pop_back` 是未定义行为，libstdc++ 下 `pop_back` 释放了表头）、`{cpp.hand}`（手写链表版，`delete` 了哨兵）。标准库的 "
                  "`functools.lru_cache(maxsize=0)` 单独处理了这种情况：同一个参数调两次，hits={zero.hits}、"
                  "misses={zero.misses}、currsize={zero.currsize}，等于不缓存。要支持容量 0，`put` 开头就得先判断。",
        expect={"py": {"Reference": "IndexError", "OrderedDictLRU": "KeyError", "LinkedLRU": "KeyError",
@@ -99,7 +99,7 @@ def _(ctx):
 
 
 @claim("lru.method-self-lifetime", question=Q,
-       statement="`lru_cache` 持有 `self` 只到那一项离开缓存为止：方法上的 `maxsize=1` 时，`m.forward(1)` 之后 `del m`、"
+       statement="`lru_cache` 持有 `self` 只到含它的项都离开缓存为止（这里每个实例只调一组参数，只有一项）：方法上的 `maxsize=1` 时，`m.forward(1)` 之后 `del m`、"
                  "`gc.collect()`，实例{bounded.alive_after_del:?还活着|已被释放}；另一个实例再调一次 `forward`，"
                  "`m` 那一项被淘汰，实例随之{bounded.alive_after_evict:?仍然活着|被释放}。`maxsize=None` 从不淘汰，"
                  "同样的第二次调用之后实例{unbounded.alive_after_evict:?仍然活着|被释放}，要等 `cache_clear()` 才"

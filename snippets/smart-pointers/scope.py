@@ -15,12 +15,15 @@ HEADER = ("include", "c10", "util", "intrusive_ptr.h")
 ATOMIC_BYTES = {"uint64_t": 8, "uint32_t": 4, "size_t": 8, "int64_t": 8, "int32_t": 4}
 
 
-@claim("sp.intrusive-count-layout", question=Q, min_torch="2.3",
+# The combined 64-bit count is recent (older torch had `refcount_` and `weakcount_`, two 32-bit atomics, also
+# 8 bytes): the expectation below is the layout of the torch it was read from, 2.13, so older wheels skip it.
+@claim("sp.intrusive-count-layout", question=Q, min_torch="2.13",
        statement="计数的具体布局随 torch 版本变过，本站装的是 torch {version}：它的 `c10/util/intrusive_ptr.h` 里，"
                  "`intrusive_ptr_target` 的计数成员是 {members_text}，共 {count_bytes:bytes}；强、弱计数"
                  "{combined:?合在这一个原子量里，强计数是低 32 位（`static_cast<uint32_t>`），往上是弱计数|是分开的原子量}，"
                  "{pyobject_text}。",
-       expect={"count_bytes": 8, "members_found": True})
+       expect={"count_bytes": 8, "members_found": True, "combined": True,
+               "members": [["uint64_t", "combined_refcount_"]]})
 def _(ctx):
     root = Path(importlib.util.find_spec("torch").origin).parent
     text = root.joinpath(*HEADER).read_text(encoding="utf-8")
