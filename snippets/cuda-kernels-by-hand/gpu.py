@@ -19,8 +19,9 @@ ROWS, COLS = 8192, 8192
 @claim(
     "kernels.softmax-bytes-h200",
     question=Q,
-    statement="按 H200 SXM 公布的 HBM 带宽 {bw_tb:.1f} TB/s 算，{=8192×8192} 的 fp32 softmax（{nbytes:bytes}）：融合版读一遍写一遍要搬 "
-              "{fused_bytes:bytes}，下限 {fused_s:time}；三遍版读三遍写一遍要搬 {three_bytes:bytes}，下限 {three_s:time}。",
+    statement="{=8192×8192} 的 fp32 softmax（{nbytes:bytes}），若每一遍都从 HBM 读：融合版读一遍写一遍要搬 "
+              "{fused_bytes:bytes}，三遍版读三遍写一遍要搬 {three_bytes:bytes}；按 H200 SXM 公布的 HBM 带宽 {bw_tb:.1f} TB/s 算，"
+              "下限分别是 {fused_s:time} 和 {three_s:time}。两者之比 {ratio} 是按这个假设数出来的（4 次对 2 次），不是测量。",
     expect={"ratio": 2.0},
 )
 def _(ctx):

@@ -26,7 +26,7 @@ __device__ T block_sum(T v, T* smem, F wsum) {  // warp shuffle, one barrier to 
   v = wsum(v);
   if (lane == 0) smem[warp] = v;
   __syncthreads();
-  v = smem[lane % (THREADS / 32)];
+  v = lane < THREADS / 32 ? smem[lane] : T{};  // one partial a lane, the other lanes add zero
   v = wsum(v);
   __syncthreads();  // smem is reused by the next reduction
   return v;

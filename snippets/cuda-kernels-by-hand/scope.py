@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from snippets._gpu import compiled, specs
+import importlib.util
+import sys
+
+from snippets._gpu import compiled, occupancy, specs
 from verify.claim import claim
 
 Q = "cuda-kernels-by-hand"
@@ -58,21 +61,45 @@ def _(ctx):
             "plain_longer": plain["sass"] > ftz["sass"]}
 
 
+def _triton_kernels(ctx):
+    """The kernels of triton_kernels.py beside this file (its claims are not run from here)."""
+    name = "_snippet_triton_kernels"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ctx.snippet_dir() / "triton_kernels.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
 @claim(
     "kernels.softmax-rows-in-l2",
     question=Q,
-    statement="三遍版的一个 program 反复读的是自己那一行。{=8192} 个 fp32 一行是 {short.row:bytes}，H200 SXM 的 L2（{l2:bytes}）"
-              "同时放得下 {short.rows} 行，{sms} 个 SM 平均每个 {short_per_sm:.1f} 行；行长 {=262144} 时一行 {long.row:bytes}，"
-              "L2 只放得下 {long.rows} 行，平均每个 SM {long_per_sm:.2f} 行。",
-    expect={"short": {"row": 32768, "rows": 1600}, "long": {"row": 1048576, "rows": 50}, "sms": 132,
-            "short_fits_every_sm": True, "long_fits_every_sm": False},
+    statement="三遍版的一个 program 第二、三遍读的是自己那一行，这一行还在不在 L2，要看同时在跑的行加起来有多大。"
+              "三遍版（BLOCK={=1024}、num_warps={=4}）Triton 3.9 为 sm_90a 编译后每线程 {registers} 个寄存器，按 9.0 的上限每 SM "
+              "同时驻留 {per_sm} 个 program（卡在{limiters}上），H200 SXM 的 {sms} 个 SM 上同时在跑 {resident} 行。"
+              "这些行加起来：行长 {=2048} 的 fp32 是 {cols_2048.resident_bytes:bytes}，{fits_2048:?放得进|放不进} {l2:bytes} 的 L2；"
+              "行长 {=8192} 是 {cols_8192.resident_bytes:bytes}，{fits_8192:?放得进|放不进}；行长 {=262144} 时一行就 "
+              "{cols_262144.row:bytes}，L2 只放得下 {rows_in_l2_262144} 行，{long_under_sms:?比 SM 还少|不比 SM 少}。"
+              "只比了总量（输出 y 也经过 L2，没算），没有模拟替换。",
+    expect={"per_sm": 16, "resident": 2112, "fits_2048": True, "fits_8192": False, "rows_in_l2_262144": 50,
+            "long_under_sms": True},
+    needs=["triton"],
 )
 def _(ctx):
+    """范围：H200 SXM、三遍版 softmax 的这一种编译"""
+    tk = _triton_kernels(ctx)
+    c = compiled.triton_kernel(ctx, tk.softmax_3pass, tk.F32, {"BLOCK": 1024}, num_warps=4)
+    occ = occupancy.blocks_per_sm(ctx, "9.0", 4 * 32, c.registers, c.shared)
     l2, sms = int(specs.get(ctx, "H200 SXM", "l2_bytes")), int(specs.get(ctx, "H200 SXM", "sms"))
-    out = {"l2": l2, "sms": sms}
-    for key, cols in (("short", 8192), ("long", 262144)):
+    resident = occ["blocks"] * sms
+    words = {"threads": "线程数", "warps": "warp 数", "blocks": "block 数", "registers": "寄存器", "shared": "shared memory"}
+    limiters = "、".join(words[k] for k, n in occ["limits"].items() if n == occ["blocks"])
+    out = {"registers": c.registers, "shared": c.shared, "per_sm": occ["blocks"], "limiters": limiters,
+           "l2": l2, "sms": sms, "resident": resident}
+    for cols in (2048, 8192, 262144):
         row = cols * 4
-        out[key] = {"row": row, "rows": l2 // row}
-        out[f"{key}_per_sm"] = l2 // row / sms
-        out[f"{key}_fits_every_sm"] = l2 // row >= sms
+        out[f"cols_{cols}"] = {"row": row, "resident_bytes": resident * row}
+        out[f"fits_{cols}"], out[f"rows_in_l2_{cols}"] = resident * row <= l2, l2 // row
+    out["long_under_sms"] = out["rows_in_l2_262144"] < sms
     return out

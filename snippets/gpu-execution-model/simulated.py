@@ -26,9 +26,9 @@ def where_am_i(out, warp_size):
     statement="numba 的模拟器在 {=blockDim=(6,5,3)} 的 block 里给 {threads} 个线程编号：{matches} 个线程的线性编号和 lane 号"
               "与编程指南的规则一致（线性编号 `x + y*Dx + z*Dx*Dy`，lane 是它除以 warp 大小 {warp_size} 的余数；"
               "{all_match:?全部一致|有不一致的线程}）。这个形状能分辨错的规则：换成 y 变化最快，有 {wrong_y_fastest} 个线程的 lane 对不上；"
-              "换成每个 z 平面从 lane 0 重新开始，有 {wrong_plane_restart} 个对不上。按指南的规则分成 {warps} 个 warp："
-              "warp 0 含 z=0 平面的 {warp0_z0} 个线程和 z=1 的 {warp0_z1} 个（{straddles:?跨了两个 z 平面|只在一个 z 平面里}），"
-              "最后一个 warp 只有 {last_warp_threads} 个线程。",
+              "换成每个 z 平面从 lane 0 重新开始，有 {wrong_plane_restart} 个对不上。按模拟器自己给的编号和 lane 分组（编号减 lane 相同的线程"
+              "算一个 warp），是 {warps} 个 warp：warp 0 含 z=0 平面的 {warp0_z0} 个线程和 z=1 的 {warp0_z1} 个"
+              "（{straddles:?跨了两个 z 平面|只在一个 z 平面里}），最后一个 warp 只有 {last_warp_threads} 个线程。",
     expect={"threads": 90, "matches": 90, "all_match": True, "warp_size": 32, "wrong_y_fastest": {">": 0},
             "wrong_plane_restart": 60, "warps": 3, "warp0_z0": 30, "warp0_z1": 2, "straddles": True, "last_warp_threads": 26},
     needs=["numba"],
@@ -48,7 +48,7 @@ def _(ctx):
         matches += acc.thread == guide and seen == guide % 32
         wrong_y += seen != (y + x * dy + z * dx * dy) % 32
         wrong_plane += seen != (x + y * dx) % 32
-        members[guide // 32].append(z)
+        members[acc.thread - seen].append(z)  # the simulator's own warps: threads whose lane 0 is the same thread
     return {"threads": sum(map(len, members.values())), "matches": int(matches), "all_match": bool(matches == dx * dy * dz),
             "warp_size": warp_size, "wrong_y_fastest": int(wrong_y), "wrong_plane_restart": int(wrong_plane),
             "warps": len(members), "warp0_z0": members[0].count(0), "warp0_z1": members[0].count(1),
