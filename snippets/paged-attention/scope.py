@@ -1,6 +1,6 @@
 """Where "prefill is compute-bound, decode attention has the intensity of the head ratio" holds: how many
 rows a prefill matmul needs to cross the ridge on two GPUs, and decode attention's arithmetic intensity for
-MHA, GQA, an FP8 KV cache and DeepSeek-V3's MLA.
+MHA, GQA, an FP8 KV cache and DeepSeek-V3's MLA, against the ridges of both GPUs.
 
 Spec arithmetic, not a measurement: the models' shapes are given (published configurations), the GPUs'
 numbers come from ``snippets._gpu.specs``.
@@ -24,12 +24,14 @@ def _intensity(m, n=N, k=K):
 
 
 @claim("paged.prefill-ridge-rows", question=Q,
-       statement="prefill 的矩阵乘行数是这一步所有请求的提示词 token 数之和（batch × 提示词长度）。同一个 "
+       statement="prefill 的矩阵乘行数是这一步所有请求的提示词 token 数之和（batch × 提示词长度；开了 chunked prefill 时是这一步"
+                 "调度进来的 token 数，受 max_num_batched_tokens 限制）。同一个 "
                  "{=4096}×{=4096} 的 bf16 权重矩阵，要至少 {rows.h200} 行才越过 H200 SXM 的拐点（{ridge.h200:.0f}），"
                  "H100 SXM 带宽低、拐点高（{ridge.h100:.0f}），要 {rows.h100} 行；一条 {=128} 个 token 的提示词单独 prefill，"
                  "强度只有 {short:.0f}，在两张卡上都{short_below:?还在拐点之下|已过拐点}。",
        expect={"rows": {"h100": 346, "h200": 230}, "short_below": True, "closed_form_ok": True})
 def _(ctx):
+    """范围：一个 4096×4096 的 bf16 权重矩阵"""
     ridge, rows = {}, {}
     closed_ok = True
     for key, gpu in GPUS.items():
@@ -66,12 +68,15 @@ def _mla(kv_bytes):
                  "{=32} 个查询头时，MHA（{=32} 个 KV 头）是 {mha_bf16:.0f}，GQA（{=8} 个）是 {gqa_bf16:.0f}；KV 存成 FP8，"
                  "字节减半，GQA 变成 {gqa_fp8:.0f}。DeepSeek-V3 的 MLA 让 {=128} 个头共用每个位置一份 {=512} 维潜在向量"
                  "（外加 {=64} 维 RoPE 键），吸收权重后的 decode 每读一个 bf16 字节做 {mla_bf16:.0f} 次 FLOP，"
-                 "{mla_above:?已超过|仍低于} H200 SXM 的拐点 {ridge:.0f}，不再是带宽受限的（这是所有头在同一张卡上时；"
-                 "按头切到几张卡上，每张卡仍读整份潜在向量，强度按卡数缩小）。",
+                 "{mla_above.h200:?已超过|仍低于} H200 SXM 的拐点 {ridge.h200:.0f}，在 H100 SXM（拐点 {ridge.h100:.0f}）上"
+                 "{mla_above.h100:?也已超过|仍略低于}拐点：已在拐点附近，不再是远低于拐点的"
+                 "带宽受限（这是所有头在同一张卡上时；按头切到几张卡上，每张卡仍读整份潜在向量，强度按卡数缩小）。",
        expect={"mha_bf16": 1.0, "gqa_bf16": 4.0, "gqa_fp8": 8.0, "mla_bf16": {"approx": [278528 / 1152, 1e-12]},
-               "mla_above": True})
+               "mla_above": {"h100": False, "h200": True}})
 def _(ctx):
-    ridge = specs.get(ctx, GPUS["h200"], "bf16_dense_flops") / specs.get(ctx, GPUS["h200"], "hbm_bytes_per_s")
+    """范围：Llama-3-8B 的头数、DeepSeek-V3 的 MLA 形状"""
+    ridge = {key: specs.get(ctx, gpu, "bf16_dense_flops") / specs.get(ctx, gpu, "hbm_bytes_per_s")
+             for key, gpu in GPUS.items()}
     mla = _mla(BF16)
     return {"mha_bf16": _gqa(HQ, HQ, BF16), "gqa_bf16": _gqa(HQ, HKV, BF16), "gqa_fp8": _gqa(HQ, HKV, FP8),
-            "mla_bf16": mla, "ridge": ridge, "mla_above": mla > ridge}
+            "mla_bf16": mla, "ridge": ridge, "mla_above": {key: mla > r for key, r in ridge.items()}}
