@@ -61,6 +61,7 @@ def _(ctx):
             "peak_ratio": {">=": 10}},
 )
 def _(ctx):
+    """范围：CPU、float32，N=1024、4 个头的一组形状"""
     profs = _profiles()
     scores_bytes = B * H * N * N * 4
     naive, sdpa = allocations(profs["naive"])[0], allocations(profs["sdpa"])[0]  # beyond q, k, v

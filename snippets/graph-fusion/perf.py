@@ -211,7 +211,7 @@ def _(ctx):
 @claim(
     "gain.cheap-vs-transcendental",
     question="graph-fusion",
-    statement="字节数相同的两条三步链（1M 元素，输出都预先分配好）：算得少的（乘、加、relu）融合后，这台机器上的速度是 eager 的 {speedup_cheap:x}（随 CPU 和 ATen 的 kernel 而变：ATen 用 AVX2 kernel 时几乎没有差别）；算得多的（sin、exp、tanh）编译版的速度在这台机器上是 eager 的 {speedup_transcendental:x}，这个比值随 CPU 而变：它主要比的是 eager 调用的 MKL VML 和 Inductor 生成代码调用的 Sleef 在这颗 CPU 上谁快，不能从“省了内存读写”推出来。",
+    statement="字节数相同的两条三步链（1M 元素，输出都预先分配好）：算得少的（乘、加、relu）融合后，这台机器上的速度是 eager 的 {speedup_cheap:x}（随 CPU 和 ATen 的 kernel 而变：ATen 用 AVX2 kernel 时几乎没有差别）；算得多的（sin、exp、tanh）编译版的速度在这台机器上是 eager 的 {speedup_transcendental:x}，这个比值随 CPU 而变：它叠着 eager 调用的 MKL VML 和 Inductor 生成代码调用的 Sleef 在这颗 CPU 上谁快、三个函数串成依赖链的代价（见下），不能从“省了内存读写”推出来。",
     kind="perf",
     needs=["mkl"],
     # The transcendental ratio is observed, not expected: it measured 0.33x on an Intel Xeon

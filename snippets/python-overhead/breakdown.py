@@ -135,9 +135,12 @@ CPP_VARIANTS = {"add": 0, "add_inference": 1, "cpu_add": 2, "cpu_add_out": 3, "a
     # dispatcher reads a few thread-local words and follows two function pointers). The Autograd
     # layer is work too, but it measured only 1.14x and 1.30x on two Xeons: too close to 1 to
     # check everywhere, so its ratio is this machine's value in the sentence, not an expectation.
+    # The Python share measured 0.48-0.57 on four machines and every stress variant: >= 0.35 keeps
+    # over 35% room; an upper bound near one half would not (0.65 leaves 12%), so the page's 约占一半 is
+    # scoped to the machines recorded and bound to this run's value.
     expect={"autograd_excluded": {"add": False, "add_inference": True, "cpu_add": False, "cpu_add_out": False,
                                   "add_out": False, "view": False},
-            "alloc_ratio": {">": 1.0}, "dispatch_share": {"<=": 0.3}, "python_share": {">=": 0.2}},
+            "alloc_ratio": {">": 1.0}, "dispatch_share": {"<=": 0.3}, "python_share": {">=": 0.35}},
 )
 def _(ctx):
     build_extension(ctx.snippet_dir() / SOURCE)

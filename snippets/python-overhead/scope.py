@@ -35,12 +35,14 @@ def aten_ops(fn) -> list[str]:
     # Exact on CPU with this torch: a Python float operand is wrapped as a 0-dim double tensor and
     # TensorIterator casts CPU inputs to the common dtype (aten::to and its children). Everywhere:
     # four more dispatched ops and two more tensors cost more than the add itself, so x + 1.0 is
-    # well above x + y (2.5x here); 16 elements against 1 add a few ns to a microsecond call.
+    # well above x + y (2.5x here); 16 elements against 1 add a few ns to a microsecond call
+    # (0.98-1.00x under every stress variant, so < 1.35 keeps 26% room).
     expect={"xy_ops": ["aten::add"],
             "x1_ops": ["aten::add", "aten::to", "aten::_to_copy", "aten::empty_strided", "aten::copy_"],
-            "x1_over_xy": {">=": 1.3}, "xy_over_ab": {"<": 2.0}},
+            "x1_over_xy": {">=": 1.3}, "xy_over_ab": {"<": 1.35}},
 )
 def _(ctx):
+    """范围：CPU、float32、1 与 16 个元素"""
     a, b = torch.randn(1), torch.randn(1)
     x, y = torch.randn(16), torch.randn(16)
     variants = {"ab": lambda: a + b, "xy": lambda: x + y, "x1": lambda: x + 1.0, "one_op": lambda: one_op(x)}
