@@ -220,7 +220,7 @@ def _softmax_512(x: torch.Tensor) -> torch.Tensor:
 @claim(
     "gpu-fusion.split-reduction",
     question="graph-fusion",
-    statement="GPU 上 Inductor 生成的归约有两种形状。把 16M 个元素整个求和只有一个输出，交给一个线程块就只能用上一个 SM：Inductor 拆成 {sum_kernels} 个 kernel {sum_kernel_names}，第一个把各段的部分和写进一个中间缓冲区，第二个再把部分和加起来（split reduction）；每行 {=512} 个元素的 softmax 行不长（torch 2.13 的 Inductor 默认对不超过 1024 个元素的最内维归约这样做），生成的是持久化归约（persistent reduction）：一行读进来一次，最大值、求和、归一化都在寄存器里完成，{softmax_kernels} 个 kernel。",
+    statement="GPU 上 Inductor 生成的归约有两种形状。把 16M 个元素整个求和只有一个输出，交给一个线程块就只能用上一个 SM：Inductor 拆成 {sum_kernels} 个 kernel {sum_kernel_names}，第一个把各段的部分和写进一个中间缓冲区，第二个再把部分和加起来（split reduction）；每行 {=512} 个元素的 softmax 行不长（torch 2.13 的 Inductor 默认对不超过 {=1024} 个元素的最内维归约这样做），生成的是持久化归约（persistent reduction）：一行读进来一次，最大值、求和、归一化都在寄存器里完成，{softmax_kernels} 个 kernel。",
     expect={"sum_kernels": 2, "sum_has_partials_buffer": True, "softmax_kernels": 1, "softmax_persistent": True},
     needs=["cuda"],
 )

@@ -83,7 +83,7 @@ SHOWN = {"sin": "y.sin()", "add": "x + y", "add+mul": "x * 2 + y"}
 @claim(
     "scheduler.score-order",
     question=Q,
-    statement="调度器给候选打分排先后（截至 torch 2.13）；这个例子里三对都是逐元素节点、共享字节相差不到 16 倍，先后由共享的字节数决定。`y.sin(), x + y, x * 2 + y` 三个输出（各 {=4096} 个 float32）是三个节点，"
+    statement="调度器给候选打分排先后（截至 torch 2.13）；这个例子里三对都是逐元素节点、共享字节相差不到 {=16} 倍，先后由共享的字节数决定。`y.sin(), x + y, x * 2 + y` 三个输出（各 {=4096} 个 float32）是三个节点，"
               "两两都读了同一个输入，所以三对都是候选：{top_pair_shown} 共享 x 和 y，得分 {top_shared_bytes:,d} 字节，排第一；"
               "另外两对只共享 y，各 {other_shared_bytes:,d} 字节，其中一对在图里还是相邻的，也排在后面。默认配置下三个节点先后合并，"
               "`torch._inductor.metrics.generated_kernel_count` 是 {default_kernel_count}、{default_loop_nests} 趟循环；"
