@@ -44,7 +44,7 @@ def _times(d, ffn, k, link, peak, dispatch_bytes=BF16):
                  "token·k·hidden，比值里只剩专家的 MLP 宽度：宽度之比 {=14336}/{=2048}，两个模型的比值也差 {width_factor:.2f} 倍。",
        expect={"mixtral_nvlink_small": True, "dsv3_nic_above_one": True, "dsv3_nvlink_above_half": True})
 def _(ctx):
-    """范围：Mixtral-8x7B 与 DeepSeek-V3 的形状、H100 SXM、假设的网卡带宽"""
+    """范围：Mixtral、DeepSeek-V3 的形状，H100，假设的网卡"""
     nvlink = specs.get(ctx, GPU, "nvlink_bytes_per_s") / 2  # the table gives both directions together
     peak = specs.get(ctx, GPU, "bf16_dense_flops")
     ratio = {}
@@ -84,7 +84,7 @@ def _remote_ranks(e, k, ep):
                "mc_mixtral_ep8": {"approx": [1.75, 0.01]}, "mc_dsv3_ep8": {"approx": [4.63282, 0.01]},
                "mc_dsv3_ep64": {"approx": [7.55582, 0.01]}, "mc_max_dev": {"<": 0.01}})
 def _(ctx):
-    """范围：路由均匀、不重复的 top-k；Mixtral 与 DeepSeek-V3 的专家数"""
+    """范围：均匀不重复的 top-k，Mixtral、DeepSeek-V3"""
     cases = {"mixtral_ep8": (8, 2, 8), "dsv3_ep8": (256, 8, 8), "dsv3_ep64": (256, 8, 64)}
     pairs = {name: k * (ep - 1) / ep for name, (e, k, ep) in cases.items()}
     dedup = {name: _remote_ranks(e, k, ep) for name, (e, k, ep) in cases.items()}
