@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import re
 import tempfile
 from pathlib import Path
 

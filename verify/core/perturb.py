@@ -32,9 +32,9 @@ def wrong_values(value: Any) -> Iterator[Any]:
                 seen.add(c)
                 yield c
     elif isinstance(value, str):
-        for c in ("", value + "?", value[::-1], "other"):
-            if c != value:
-                yield c
+        for text in ("", value + "?", value[::-1], "other"):
+            if text != value:
+                yield text
     elif isinstance(value, (list, tuple)):
         items = list(value)
         if len(items) > 1 and items[::-1] != items:
