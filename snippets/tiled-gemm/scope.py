@@ -30,10 +30,10 @@ except RuntimeError as e:
 @claim(
     "tgemm.torch-tf32-defaults",
     question=Q,
-    statement="这里装的 torch {version} 的默认：矩阵乘 `torch.backends.cuda.matmul.allow_tf32` {matmul_allow_tf32:?是 True|是 False}"
+    statement="这里装的 torch {version} 的默认：矩阵乘 `torch.backends.cuda.matmul.allow_tf32` {matmul_allow_tf32:?开着|关着}"
               "（`get_float32_matmul_precision()` 是 `{matmul_precision}`，新接口 `torch.backends.cuda.matmul.fp32_precision` 是 "
-              "`{matmul_fp32_precision}`，即没用新接口设过），cuDNN 的 `torch.backends.cudnn.allow_tf32` 是 "
-              "{cudnn_allow_tf32:?True|False}，新接口 `torch.backends.cudnn.conv.fp32_precision` 是 `{conv_fp32_precision}`：fp32 矩阵乘默认不走 TF32，"
+              "`{matmul_fp32_precision}`，即没用新接口设过），cuDNN 的 `torch.backends.cudnn.allow_tf32` "
+              "{cudnn_allow_tf32:?开着|关着}，新接口 `torch.backends.cudnn.conv.fp32_precision` 是 `{conv_fp32_precision}`：fp32 矩阵乘默认不走 TF32，"
               "fp32 卷积默认走。在一个新进程里先用新接口设 `matmul.fp32_precision = \"tf32\"`，再读旧的 `matmul.allow_tf32`："
               "{mixed_read_raises:?报 RuntimeError（新旧接口混用）|照常读出}。",
     expect={"matmul_allow_tf32": False, "matmul_precision": "highest", "matmul_fp32_precision": "none",
