@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+from snippets import _sibling as sibling
 from snippets._gpu import specs
 from verify.claim import claim
 
@@ -50,18 +51,6 @@ def _(ctx):
             "w_bytes": w_bytes, "act_bytes": act_bytes, "small_weights_dominate": w_bytes > act_bytes}
 
 
-# The transforms of snippets/conv-cost-and-algorithms/algorithms.py, copied so that this file keys on
-# them; the claim checks that each set still computes a 3-tap correlation.
-BT2 = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]]
-G2 = [[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]]
-AT2 = [[1, 1, 1, 0], [0, 1, -1, -1]]
-BT4 = [[4, 0, -5, 0, 1, 0], [0, -4, -4, 1, 1, 0], [0, 4, -4, -1, 1, 0], [0, -2, -1, 2, 1, 0], [0, 2, -1, -2, 1, 0],
-       [0, 4, 0, -5, 0, 1]]
-G4 = [[1 / 4, 0, 0], [-1 / 6, -1 / 6, -1 / 6], [-1 / 6, 1 / 6, -1 / 6], [1 / 24, 1 / 12, 1 / 6], [1 / 24, -1 / 12, 1 / 6],
-      [0, 0, 1]]
-AT4 = [[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0], [0, 1, -1, 8, -8, 1]]
-
-
 def _matvec(mat, vec):
     return [sum(m * v for m, v in zip(row, vec)) for row in mat]
 
@@ -96,9 +85,10 @@ def _fmt(vals):
                "both_correct": True})
 def _(ctx):
     """范围：F(2,3) 与 F(4,3) 的标准变换矩阵"""
-    f2_data = _abs_entries(BT2 + AT2)
-    f4_bt, f4_at, f4_g = _abs_entries(BT4), _abs_entries(AT4), _abs_entries(G4)
-    return {"f2_data": _fmt(f2_data), "f2_filter": _fmt(_abs_entries(G2)), "f4_bt": _fmt(f4_bt), "f4_at": _fmt(f4_at),
+    w = sibling.load(ctx.snippet_dir() / "algorithms.py")  # the matrices the winograd claims use
+    f2_data = _abs_entries(w.BT2 + w.AT2)
+    f4_bt, f4_at, f4_g = _abs_entries(w.BT4), _abs_entries(w.AT4), _abs_entries(w.G4)
+    return {"f2_data": _fmt(f2_data), "f2_filter": _fmt(_abs_entries(w.G2)), "f4_bt": _fmt(f4_bt), "f4_at": _fmt(f4_at),
             "f4_g": _fmt(f4_g), "f2_data_max": max(f2_data), "f4_bt_max": max(f4_bt), "f4_at_max": max(f4_at),
             "f4_g_min": min(f4_g),
-            "both_correct": _computes_correlation(BT2, G2, AT2) and _computes_correlation(BT4, G4, AT4)}
+            "both_correct": _computes_correlation(w.BT2, w.G2, w.AT2) and _computes_correlation(w.BT4, w.G4, w.AT4)}

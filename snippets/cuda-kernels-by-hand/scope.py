@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 
 from snippets._gpu import compiled, occupancy, specs
+from snippets import _sibling as sibling
 from verify.claim import claim
 
 Q = "cuda-kernels-by-hand"
@@ -63,13 +62,7 @@ def _(ctx):
 
 def _triton_kernels(ctx):
     """The kernels of triton_kernels.py beside this file (its claims are not run from here)."""
-    name = "_snippet_triton_kernels"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ctx.snippet_dir() / "triton_kernels.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return sibling.load(ctx.snippet_dir() / "triton_kernels.py")
 
 
 @claim(

@@ -8,19 +8,16 @@ another rank. Counts only, nothing runs.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
+from snippets import _sibling as sibling
 from verify.claim import claim
 
 Q = "pipeline-parallel"
 
 
 def _schedules():
-    spec = importlib.util.spec_from_file_location("_pp_schedules", Path(__file__).with_name("schedules.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return sibling.load(Path(__file__).with_name("schedules.py"))
 
 
 def sends(orders, p, v):

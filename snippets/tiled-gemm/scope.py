@@ -3,13 +3,13 @@ and how much of L2 the first wave of the grouped tile order asks for."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 
 import torch
 
 from snippets._gpu import interp, specs
+from snippets import _sibling as sibling
 from verify.claim import claim
 
 Q = "tiled-gemm"
@@ -52,13 +52,7 @@ def _(ctx):
 
 def _gemm(ctx):
     """The kernels of gemm.py beside this file (its claims are not run from here)."""
-    name = "_snippet_gemm"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ctx.snippet_dir() / "gemm.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return sibling.load(ctx.snippet_dir() / "gemm.py")
 
 
 @claim(
