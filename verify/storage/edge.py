@@ -115,9 +115,10 @@ def _duplicate_key(data: bytes) -> str | None:
     return None
 
 
-def decode(data: bytes, kind: type[T], rel: str, what: str = "a file of its kind") -> T:
+def decode(data: bytes, kind: type[T], rel: str, what: str = "a file of its kind", *, whole: bool = True) -> T:
     """``data`` as ``kind`` (a msgspec type), strictly; :class:`FileRefused` naming ``rel``, ``what`` it should be
-    and the field."""
+    and the field. ``whole=False``: ``data`` is a part of a file already decoded whole (a record of a bundle),
+    whose check for a key given twice covered it."""
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -130,7 +131,7 @@ def decode(data: bytes, kind: type[T], rel: str, what: str = "a file of its kind
         raise FileRefused(f"{rel}: not {what} (not JSON: {exc}); fix or delete it") from None
     except RecursionError:
         raise FileRefused(f"{rel}: nested too deeply to read") from None
-    twice = _duplicate_key(data)
+    twice = _duplicate_key(data) if whole else None
     if twice is not None:
         raise FileRefused(f"{rel}: the key {twice[:80]!r} appears twice in one object; fix or delete it")
     return value

@@ -75,7 +75,7 @@ def _check_date(text: Any, where: str, latest: datetime) -> None:
 
 def _check_record(rel: str, cid: str, raw: msgspec.Raw, key: str, latest: datetime) -> Evidence:
     where = f"{rel}: claims.{cid}"
-    record = edge.decode(bytes(raw), schema.Record, where, "an evidence record")
+    record = edge.decode(bytes(raw), schema.Record, where, "an evidence record", whole=False)
     if record.id != cid:
         raise ClaimError(f"{where}: the record is of claim {record.id!r}")
     evidence = Evidence.from_json(msgspec.to_builtins(record))

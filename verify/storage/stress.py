@@ -76,7 +76,7 @@ def read(path: Path, rel: str) -> StressFile:
         raise ClaimError(f"{rel}: holds device {data.device_key!r}, but its name says {path.stem!r}")
     claims: dict[str, Entry] = {}
     for cid, raw in data.claims.items():
-        entry = edge.decode(bytes(raw), schema.StressEntry, f"{rel}: claim {cid}", "a stress entry")
+        entry = edge.decode(bytes(raw), schema.StressEntry, f"{rel}: claim {cid}", "a stress entry", whole=False)
         try:
             claims[cid] = Entry.from_json(msgspec.to_builtins(entry))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
