@@ -8,7 +8,10 @@ typed (the page's sentence, values left as "…"; since a statement is the page'
 out would compare against a page without most of its words, which the search indexer then has far
 less Chinese to segment), inline values by "…", and the evidence, ledger, bench and quiz fences
 are ordinary code blocks; no hook runs. Both builds are separate processes (what a user runs),
-timed interleaved in the same run.
+timed interleaved in the same run, five rounds each, and the ratio is the median of each round's warm
+build over the plain build just before it: on a shared 2-core machine one plain build took 2.24 s in
+one run and 2.65 s in the next, and a ratio of three-round medians swung from 1.71 to 2.00 between two
+runs of the same code.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -72,12 +76,16 @@ def test_warm_rebuild_stays_close_to_a_plain_build(benchmark, tmp_path):
     out = engine.verify(SETTINGS)  # make sure every claim is cached: this measures the warm path only
     assert not out.failures, [f.line() for f in out.failures]
     plain, full = _plain_config(tmp_path), ROOT / "mkdocs.yml"
-    _build(full, tmp_path / "warmup")  # also fills the plot cache
-    t = timing.compare({"plain": lambda: _build(plain, tmp_path / "plain"),
-                        "warm": lambda: _build(full, tmp_path / "warm")}, rounds=3, warmup=0)
-    ratio = t["warm"]["median_s"] / t["plain"]["median_s"]
+    builds = {"plain": lambda: _build(plain, tmp_path / "plain"), "warm": lambda: _build(full, tmp_path / "warm")}
+    for build in builds.values():  # one untimed build of each: the full one also fills the plot cache
+        build()
+    rounds = [timing.compare(builds, rounds=1, warmup=0) for _ in range(5)]
+    t = {name: timing.stats([r[name]["median_s"] for r in rounds]) for name in builds}
+    # each round's warm build over the plain build just before it: the machine's slow swings cancel
+    ratios = [r["warm"]["median_s"] / r["plain"]["median_s"] for r in rounds]
+    ratio = statistics.median(ratios)
     benchmark.extra_info.update(variant="热重建（全部论断已缓存）", plain_s=t["plain"]["median_s"], warm_s=t["warm"]["median_s"], ratio=ratio,
-                                claims=len(out.local))
+                                ratios=[round(r, 3) for r in ratios], claims=len(out.local))
     benchmark.pedantic(lambda: _build(full, tmp_path / "warm"), rounds=1, iterations=1)
     target(benchmark, "热重建不超过普通 MkDocs 构建的 1.5 倍", ratio <= 1.5)
-    assert ratio <= 2.0, f"warm rebuild {t['warm']['median_s']:.2f}s is {ratio:.2f}x the plain build"
+    assert ratio <= 2.0, f"warm rebuild {t['warm']['median_s']:.2f}s is {ratio:.2f}x the plain build (rounds: {ratios})"

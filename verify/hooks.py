@@ -17,11 +17,11 @@ finishes, the page shows the claim as 失败 with its message, the terminal logs
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from mkdocs.exceptions import PluginError
 
 from verify import settings as settings_mod
@@ -115,7 +115,9 @@ def on_post_build(config: Any, **kwargs: Any) -> None:
 def _write_machine_files(config: Any, site: Path) -> None:
     try:
         sess = session.get()
-        atomic_write_text(site / "evidence.json", json.dumps(ledger_document(sess), ensure_ascii=False, indent=1))
+        # msgspec, not json: json.dumps with indent runs its pure-Python encoder (a few times slower)
+        text = msgspec.json.format(msgspec.json.encode(ledger_document(sess)), indent=1).decode()
+        atomic_write_text(site / "evidence.json", text)
         site_quiz.write(sess.settings, Path(config["docs_dir"]), site, sess.outcome, config.get("site_url"))
     except ClaimError as exc:  # a clean message naming the file, not a traceback
         raise PluginError(str(exc)) from exc

@@ -44,6 +44,22 @@ def site_bank(settings: Settings, docs_dir: Path, outcome: Ledger | None, *, htm
     return build_bank(docs_dir, html=html, cache_dir=settings.cache_dir, facts=facts, site_url=url, config=config)
 
 
+def _bank_and_text(settings: Settings, docs_dir: Path, outcome: Ledger | None,
+                   site_url: str | None = None) -> tuple[Bank, str]:
+    """The build's bank and its JSON, made once per session: the quiz page's fence and ``quiz.json``
+    carry the same bank."""
+    url = site_url if site_url is not None else settings_mod.site_config(settings.root).site_url
+
+    def make() -> tuple[Bank, str]:
+        bank = site_bank(settings, docs_dir, outcome, site_url=url)
+        return bank, bank_json(bank)
+
+    sess = session.current()
+    if outcome is None or sess is None or sess.outcome is not outcome:
+        return make()
+    return sess.once(("quiz", str(docs_dir), url), make)
+
+
 def normal_url(url: str | None) -> str | None:
     return (url.rstrip("/") + "/") if url else None
 
@@ -53,8 +69,7 @@ def write(settings: Settings, docs_dir: Path, site_dir: Path, outcome: Ledger | 
     """Write ``quiz.json`` and the deck into ``site_dir``; return their paths. Raises BankError."""
     from verify.quiz.deck import export  # noqa: PLC0415  (genanki: only when a deck is written)
 
-    bank = site_bank(settings, docs_dir, outcome, site_url=normal_url(site_url))
-    text = bank_json(bank)
+    bank, text = _bank_and_text(settings, docs_dir, outcome, normal_url(site_url))
     out = {"quiz": Path(site_dir) / "quiz.json", "deck": Path(site_dir) / DECK_FILE}
     atomic_write_text(out["quiz"], text)
     cached = settings.cache_dir / "anki" / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.apkg"
@@ -82,9 +97,9 @@ def quizbank_fence(source: str, language: str, css_class: str, options: dict, md
     try:
         # claims' sentences, values and drills fill the bank; a site without snippets (a quiz alone) has none
         outcome = session.get().outcome if settings.snippets_dir.is_dir() else None
-        bank = site_bank(settings, docs, outcome)
+        bank, text = _bank_and_text(settings, docs, outcome)
     except BankError as exc:
         raise SuperFencesException(str(exc)) from exc
     # "<" escaped as \u003c keeps "</script>" inside answers from closing the element; still valid JSON
-    payload = bank_json(bank).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    payload = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return render("quizbank.html", css_class=css_class, count=len(bank.questions), payload=Markup(payload))

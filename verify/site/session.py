@@ -13,9 +13,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any, TypeVar
 
 from verify import settings as settings_mod
 from verify.core import prose as prose_mod
@@ -35,6 +36,7 @@ _lock = threading.Lock()
 _current: Session | None = None
 _checked_at = 0.0
 RECHECK_S = 1.0
+T = TypeVar("T")
 
 #: Makes the ledger a build shows: ``(settings, run=..., live=...) -> Ledger``. The site only reads
 #: it; :mod:`verify.hooks` (the build's entry) sets it to the engine, which runs what needs running.
@@ -97,7 +99,16 @@ class Session:
         self.prose = scan_pages(settings.docs_dir, settings.cache_dir)
         self.pages = prose_mod.shown(self.prose)
         self.render_keys: dict[str, str] = {}  # claim id -> hash of what its HTML is made from
+        self._made: dict[Hashable, Any] = {}
         self.failures = checks.check(self)
+
+    def once(self, key: Hashable, make: Callable[[], T]) -> T:
+        """What ``make`` returns, made once per session: the syllabus (on two pages), the quiz bank (its
+        fence and ``quiz.json``) and the ledger (its fence and ``evidence.json``) are each made from the
+        session's sources alone, and a change to any of them starts a new session."""
+        if key not in self._made:
+            self._made[key] = make()
+        return self._made[key]
 
     def detail(self, failure: Failure) -> str:
         record = self.outcome.local.get(failure.claim)
@@ -123,6 +134,9 @@ class Session:
 
     def ledger(self) -> list[LedgerRow]:
         """Every claim with its status here and elsewhere: the content of ``evidence.json``."""
+        return self.once("ledger", self._ledger_rows)
+
+    def _ledger_rows(self) -> list[LedgerRow]:
         rows = []
         for cid, spec in sorted(self.outcome.registry.claims.items()):
             record = self.outcome.local.get(cid)

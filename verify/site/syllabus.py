@@ -56,12 +56,14 @@ class Topic:
 def groups(sess: session.Session) -> list[Topic]:
     """Topics in syllabus order, each with its questions (title, link, source, difficulty, counts)."""
     by_topic: dict[str, list[QuestionRow]] = {}
-    claims = sess.outcome.registry.claims
+    by_question: dict[str, list[str]] = {}
+    for cid, spec in sess.outcome.registry.claims.items():
+        by_question.setdefault(spec.question, []).append(cid)
     for page in sorted((sess.settings.docs_dir / "questions").glob("*.md")):
         _front, meta = front_matter(page)
         if not isinstance(meta, dict):
             continue
-        mine = [cid for cid, spec in claims.items() if spec.question == page.stem]
+        mine = by_question.get(page.stem, [])
         verified = sum(states.verified_here(sess.outcome.status(cid)) for cid in mine)
         gpu = sum(sess.outcome.status(cid) == states.NEEDS_CUDA for cid in mine)
         by_topic.setdefault(meta.get("topic") or "pytorch-internals", []).append(QuestionRow(
@@ -76,4 +78,5 @@ def groups(sess: session.Session) -> list[Topic]:
 def questions_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
     """```questions fence: the syllabus, by topic."""
     sess = session.get()
-    return render("questions.html", groups=groups(sess), device=sess.outcome.probe.device_name)
+    return sess.once("questions", lambda: render("questions.html", groups=groups(sess),
+                                                  device=sess.outcome.probe.device_name))
