@@ -1,7 +1,15 @@
-"""The ``questions`` fence: every question page, grouped by topic, with its claims verified here.
+"""The ``questions`` fence: every question page, grouped by topic; and the legend of the evidence marks.
 
 The home page lists what the site covers from the pages themselves (front matter: title, topic,
-sources, difficulty) and this build's evidence, so a new page appears with no table to edit.
+sources, difficulty), so a new page appears with no table to edit. How much of each page this build
+verified is the ledger's business (the 证据总表 page), not the reader's first screen.
+
+The fence's body picks what it shows:
+
+- empty: the syllabus, its links relative to a page at the site's root (the home page);
+- ``base: ../``: the same, from a page one level down (``topics/``);
+- ``legend``: what each mark after a sentence means, read from :mod:`verify.core.states`, so the
+  legend shows the very words and colours the pages use.
 """
 
 from __future__ import annotations
@@ -15,9 +23,91 @@ from verify.core.pages import front_matter
 from verify.quiz.schema import TOPICS
 from verify.site import session
 from verify.site.fences import safe_fence
-from verify.site.templating import render
+from verify.site.templating import LABELS, render, state
 
 DIFFICULTY = {1: "基础", 2: "基础", 3: "中等", 4: "深入", 5: "深入"}
+
+#: The legend's row for a mark that counts machines (``3 台机器已验证``), where the pages count them.
+COUNTED = "counted"
+
+#: The legend's one line per kind of evidence, by state key. A state without a line here is still in
+#: the legend, explained by its label; a "他机" row of a kind shares its "here" row's line.
+MEANING = {
+    states.VERIFIED_HERE: "在构建本站的机器上运行过，观测值满足这句话。",
+    states.VERIFIED_ELSEWHERE: "另一台机器的记录，代码与现在相同；悬停可见机器和日期。",
+    COUNTED: "N 台机器得到了同一种证据；悬停或展开可见每台机器。",
+    "compiled-here": "为 GPU 架构编译，读 PTX、SASS 或资源用量；没有在 GPU 上运行。",
+    "simulated-here": "在 Triton 解释器或 numba 的 CUDA 模拟器里运行，不是 GPU 上的结果。",
+    "spec-here": "用 NVIDIA 公布的 GPU 规格做的算术，不是测量。",
+    states.NEEDS_CUDA: "要在 GPU 上运行；这次构建没有 GPU，还没有观测值，不是失败。",
+    states.FAILED: "运行了，观测值不满足这句话；展开可见观测值和代码。",
+    states.STALE: "只有另一台机器的旧记录，这句话的代码在那之后改过。",
+    states.NOT_APPLICABLE: "构建机缺少这句话声明的条件（例如 MKL），没有运行。",
+    states.NOT_RUN: "构建机还没有运行它。",
+    states.NEEDS_TOOL: "需要 GPU 工具链（Triton、nvcc、numba），构建机没有安装。",
+}
+
+#: The marks a reader meets most, shown in the first screen; the others follow in a fold.
+FIRST = (states.VERIFIED_HERE, COUNTED, states.VERIFIED_ELSEWHERE, "compiled-here", "simulated-here", "spec-here",
+         states.NEEDS_CUDA, states.FAILED)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One mark as a page shows it: its state key, tone and short word."""
+
+    key: str
+    tone: str
+    text: str
+
+
+@dataclass(frozen=True)
+class LegendRow:
+    """One line of the legend: the marks of one kind of evidence (here, and recorded elsewhere) and what they mean."""
+
+    marks: list[Mark]
+    meaning: str
+
+
+def _kind(key: str) -> str:
+    """A state's kind: ``compiled-here`` and ``compiled-elsewhere`` are one kind; verified here and elsewhere are two."""
+    for suffix in ("-here", "-elsewhere"):
+        if key.endswith(suffix) and not key.startswith("verified-"):
+            return key[: -len(suffix)]
+    return key
+
+
+def _counted() -> list[Mark]:
+    """The marks that count machines with one kind of observed evidence, ``N`` for the number, as the
+    pages word them (``LABELS["machines"]``); none where the pages do not count machines."""
+    words, kinds = LABELS.get("machines"), LABELS.get("kind_word") or {}
+    out = []
+    for kind, word in kinds.items():
+        key = states.VERIFIED_HERE if kind == "verified" else f"{kind}-here"
+        if words and key in states.STATES:
+            out.append(Mark(key, states.get(key).tone, words.format("N", word)))
+    return out
+
+
+def legend(live: str | None = None) -> tuple[list[LegendRow], list[LegendRow]]:
+    """Every state of :mod:`verify.core.states` as the pages show it in this build, ``verify serve`` included
+    (``live`` as :func:`~verify.site.templating.state` takes it): the first screen's rows in the order of
+    :data:`FIRST`, then the others in the table's order."""
+    rows: dict[str, LegendRow] = {}
+    for key in states.STATES:
+        row = state(key, live)
+        kind = _kind(key)
+        texts = [row.mark] + ([row.waiting] if row.waiting else [])
+        marks = [Mark(key, row.tone, t) for t in texts]
+        if kind in rows:
+            rows[kind].marks.extend(marks)
+        else:
+            rows[kind] = LegendRow(marks, MEANING.get(key) or row.label)
+    counted = _counted()
+    if counted:
+        rows[COUNTED] = LegendRow(counted, MEANING[COUNTED])
+    first = list(dict.fromkeys(_kind(k) for k in FIRST))
+    return [rows[k] for k in first if k in rows], [rows[k] for k in rows if k not in first]
 
 
 def _source(meta: JsonObject) -> str:
@@ -27,20 +117,12 @@ def _source(meta: JsonObject) -> str:
 
 @dataclass(frozen=True)
 class QuestionRow:
-    """A question page in the syllabus: its title, link, sources, difficulty and claims verified here."""
+    """A question page in the syllabus: its title, link, sources and difficulty."""
 
     title: str
     link: str
     source: str
     difficulty: str
-    claims: int
-    verified: int
-    gpu: int = 0  # claims that wait for a GPU: not run on this build, not failures
-
-    @property
-    def other(self) -> int:
-        """Claims neither verified here nor waiting for a GPU (stale, not run, failed, another need)."""
-        return self.claims - self.verified - self.gpu
 
 
 @dataclass(frozen=True)
@@ -48,35 +130,41 @@ class Topic:
     topic: str
     questions: list[QuestionRow]
 
-    @property
-    def verified(self) -> int:
-        return sum(q.verified for q in self.questions)
 
-
-def groups(sess: session.Session) -> list[Topic]:
-    """Topics in syllabus order, each with its questions (title, link, source, difficulty, counts)."""
+def groups(sess: session.Session, base: str = "") -> list[Topic]:
+    """Topics in syllabus order, each with its questions; links relative to a page ``base`` below the root."""
     by_topic: dict[str, list[QuestionRow]] = {}
-    by_question: dict[str, list[str]] = {}
-    for cid, spec in sess.outcome.registry.claims.items():
-        by_question.setdefault(spec.question, []).append(cid)
     for page in sorted((sess.settings.docs_dir / "questions").glob("*.md")):
         _front, meta = front_matter(page)
         if not isinstance(meta, dict):
             continue
-        mine = by_question.get(page.stem, [])
-        verified = sum(states.verified_here(sess.outcome.status(cid)) for cid in mine)
-        gpu = sum(sess.outcome.status(cid) == states.NEEDS_CUDA for cid in mine)
         by_topic.setdefault(meta.get("topic") or "pytorch-internals", []).append(QuestionRow(
-            title=meta.get("title", page.stem), link=f"questions/{page.stem}/", source=_source(meta),
-            difficulty=DIFFICULTY.get(int(meta.get("difficulty") or 0), ""), claims=len(mine), verified=verified,
-            gpu=gpu))
+            title=meta.get("title", page.stem), link=f"{base}questions/{page.stem}/", source=_source(meta),
+            difficulty=DIFFICULTY.get(int(meta.get("difficulty") or 0), "")))
     order = [t for t in TOPICS if t in by_topic] + sorted(set(by_topic) - set(TOPICS))
     return [Topic(t, by_topic[t]) for t in order]
 
 
+def _options(source: str) -> dict[str, str]:
+    """The fence's body: ``legend`` alone, or ``key: value`` lines (``base: ../``)."""
+    text = source.strip()
+    if text == "legend":
+        return {"show": "legend"}
+    options = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if not sep or key.strip() != "base" or value.strip() not in ("", "../"):
+            raise ValueError(f"the questions fence takes `legend` or `base: ../`, not {line.strip()!r}")
+        options["base"] = value.strip()
+    return options
+
+
 @safe_fence
 def questions_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
-    """```questions fence: the syllabus, by topic."""
-    sess = session.get()
-    return sess.once("questions", lambda: render("questions.html", groups=groups(sess),
-                                                  device=sess.outcome.probe.device_name))
+    """```questions fence: the syllabus, by topic, or the legend of the marks (see the module's docstring)."""
+    opts, sess = _options(source), session.get()
+    if opts.get("show") == "legend":
+        first, more = legend()
+        return render("questions.html", legend=True, first=first, more=more)
+    base = opts.get("base", "")
+    return sess.once(("questions", base), lambda: render("questions.html", legend=False, groups=groups(sess, base)))
