@@ -26,7 +26,7 @@ from tests._project import MKDOCS_YML, mkdocs_build, question_page, settings, ti
 from verify import settings as settings_mod
 from verify.site import bench_fence as bench_fence_mod
 from verify.bench import store
-from verify.core import binding, evidence
+from verify.core import binding, evidence, states
 from verify.bench.results import Results
 from verify.core.records import Machine, Outcome, Provenance, WorkerResult
 from verify.running import probe
@@ -230,6 +230,13 @@ def _marks(summary: str) -> list[tuple[str, str, str]]:
             re.findall(r'<span class="vf-mark [^"]*" data-status="([^"]+)" title="([^"]*)"[^>]*>([^<]*)</span>', summary)]
 
 
+def _machines(html: str, cid: str) -> list[tuple[str, str]]:
+    """(data-status, text) of each machine a claim's body names (what a tap on the sentence shows)."""
+    m = re.search(rf'id="claim-{re.escape(cid)}".*?<ul class="vf-machines">(.*?)</ul>', html, re.S)
+    assert m, f"no machine list in the body of {cid}"
+    return [(st, _text(li)) for st, li in re.findall(r'<li data-status="([^"]+)">(.*?)</li>', m.group(1), re.S)]
+
+
 def _text(html: str) -> str:
     return unescape(re.sub(r"<[^>]+>", "", html))
 
@@ -256,10 +263,15 @@ def test_the_strict_build_shows_the_gpu_claim_verified_elsewhere_with_its_values
 
     gpu = _summary(html, GPU)
     marks = _marks(gpu)
-    assert [(s, w) for s, _, w in marks] == [(evidence.NEEDS_CUDA, "需 CUDA"),
-                                             (evidence.VERIFIED_ELSEWHERE, "他机已验证")]
-    title = marks[1][1]
+    # one mark: the best evidence any machine has; the title and the body name both machines
+    assert [(s, w) for s, _, w in marks] == [(evidence.VERIFIED_ELSEWHERE, "他机已验证")]
+    title = marks[0][1]
     assert GPU_NAME in title and "torch 2.11.0" in title and DAY in title
+    assert states.get(evidence.NEEDS_CUDA).label in title.splitlines()[0]
+    body = _machines(html, GPU)
+    assert [st for st, _ in body] == [evidence.NEEDS_CUDA, evidence.VERIFIED_ELSEWHERE]
+    assert body[0][1].startswith("构建机（") and states.get(evidence.NEEDS_CUDA).label in body[0][1]
+    assert GPU_NAME in body[1][1] and DAY in body[1][1] and states.get(evidence.VERIFIED_ELSEWHERE).label in body[1][1]
     assert "构建机已验证" not in gpu and evidence.VERIFIED_HERE not in gpu  # never verified on this CPU
     stmt = re.search(r'<span class="vf-stmt">(.*?)</span>(?=<span class="vf-scope)', gpu, re.S)
     assert stmt and _text(stmt.group(1)) == SENTENCE
@@ -322,7 +334,9 @@ def test_the_session_ledger_fence_and_inline_values_read_the_record(built, monke
         "9", evidence.VERIFIED_ELSEWHERE, f" · {GPU_NAME} · torch 2.11.0 · {DAY}")
 
     ev = fences.evidence_fence("tiny", "evidence", "evidence", {}, None)
-    assert GPU_NAME in ev and SENTENCE in unescape(ev)
+    assert GPU_NAME in ev and SENTENCE in _text(ev)
+    assert re.search(rf'<li data-claim="{re.escape(GPU)}" data-status="{evidence.NEEDS_CUDA}">.*?'
+                     rf'<span class="vf-mark vf-ok" data-status="{evidence.VERIFIED_ELSEWHERE}"', ev, re.S)
 
 
 def test_the_quiz_bank_of_a_session_has_the_gpu_value(built, monkeypatch):
@@ -353,8 +367,8 @@ def test_a_record_whose_stored_pass_its_values_contradict_is_a_failure(copy, mon
     assert [(f.claim, f.where) for f in sess.failures] == [(GPU, f"evidence/{KEY}.json")]
     assert "speedup" in sess.failures[0].message
     marks = _marks(_summary(fences.claim_fence(GPU, "claim", "claim", {}, None), GPU))
-    assert [(s, w) for s, _, w in marks] == [(evidence.NEEDS_CUDA, "需 CUDA"), (evidence.FAILED, "失败")]
-    assert GPU_NAME in marks[1][1]
+    assert [(s, w) for s, _, w in marks] == [(evidence.FAILED, "失败")]  # a failure anywhere is the mark
+    assert GPU_NAME in marks[0][1]
     # a failed record's values are not shown as verified anywhere: not in the sentence, not in the quiz
     assert sess.outcome.sentence(GPU) == "在 GPU 上拷贝 64 MiB：pinned 内存用时 —，可分页内存是它的 —；计算能力主版本为 —。"
     bank = site_quiz.site_bank(sess.settings, sess.settings.docs_dir, sess.outcome, html=False)
@@ -393,16 +407,17 @@ def test_an_edit_after_the_recording(copy, monkeypatch, what):
     assert row.elsewhere[0].status == status
     sentence = sess.outcome.sentence(GPU)
     if status == evidence.VERIFIED_ELSEWHERE:
-        assert words == ["需 CUDA", "他机已验证"] and sess.failures == []
+        assert words == ["他机已验证"] and sess.failures == []
         assert sentence == SENTENCE.replace("拷贝", "复制" if what == "the statement" else "拷贝")
     elif status == evidence.STALE:
-        assert words == ["需 CUDA", "已过期"] and "记录已过期" in marks[1][1] and GPU_NAME in marks[1][1]
+        # waiting for a GPU reads before a stale record; the title still names the stale one
+        assert words == ["需 CUDA"] and "记录已过期" in marks[0][1] and GPU_NAME in marks[0][1]
         assert sess.failures == []  # a stale record is no evidence, and no failure either
         assert "1.23 ms" not in sentence and "2.5 倍" not in sentence  # its values are not shown as current
         html = inline.value_inline(f"{GPU} speedup:x", "v", "vf-val", None)
         assert "2.5 倍" not in html and 'data-status="verified-elsewhere"' not in html
     else:
-        assert words == ["需 CUDA", "失败"] and [f.claim for f in sess.failures] == [GPU]
+        assert words == ["失败"] and [f.claim for f in sess.failures] == [GPU]
 
 
 # --- benchmark results of a GPU -----------------------------------------------------------------

@@ -39,7 +39,8 @@ def test_a_kind_of_evidence_shows_on_the_page_in_the_ledger_and_in_the_terminal(
     html = fences.claim_fence("tiny.tile", "claim", "claim", {}, None)
     mark = re.search(r'<span class="vf-mark vf-derived" data-status="compiled-here" title="([^"]*)"[^>]*>([^<]*)</span>', html)
     assert mark and mark.group(2) == "已编译 · sm_90a · triton 3.9.0", html
-    assert mark.group(1).startswith("已编译：为 GPU 架构编译") and "没有在 GPU 上运行" in mark.group(1)
+    assert mark.group(1).startswith("构建机（") and "：已编译：为 GPU 架构编译" in mark.group(1)  # the machine, its words
+    assert "没有在 GPU 上运行" in mark.group(1)
     value = re.search(r'data-claim="tiny.tile" data-key="n" data-status="compiled-here"[^>]*>8</span>(<sup[^>]*>)?', html)
     assert value and value.group(1) is None  # shown as observed: no note beside the value
 
@@ -87,4 +88,4 @@ def test_a_claim_whose_tool_is_missing_shows_what_it_needs_never_a_failure(tmp_p
     sess = session.get()
     assert sess.outcome.status("tiny.sass") == "needs-tool" and sess.failures == []
     html = fences.claim_fence("tiny.sass", "claim", "claim", {}, None)
-    assert re.search(r'data-status="needs-tool" title="需要 GPU 工具链[^"]*"[^>]*>需要 nvcc</span>', html), html
+    assert re.search(r'data-status="needs-tool" title="构建机（[^"）]*）：需要 GPU 工具链[^"]*"[^>]*>需要 nvcc</span>', html), html

@@ -10,13 +10,14 @@ from __future__ import annotations
 import functools
 import logging
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from markupsafe import Markup, escape
 
-from verify.core import binding, evidence, ledger, scope, states
+from verify.core import binding, evidence, scope, states
 from verify.core.matchers import describe, normalise
-from verify.core.records import Evidence, JsonObject, Outcome
+from verify.core.records import Evidence, JsonObject
 from verify.core.units import fmt_time
 from verify.site import checks, rendercache, session
 from verify.site.templating import LABELS as TEXT
@@ -63,13 +64,6 @@ def _origin_text(origin: session.OriginNote | None) -> str:
                                  TEXT["origin_history"][origin.in_history])
 
 
-def _where(record: Evidence | None, sess: session.Session) -> str:
-    if record is None:
-        return ""
-    merged = _origin_text(sess.origin(record))
-    return ledger.where(record) + (f" · {merged}" if merged else "")
-
-
 def _values_rows(spec_expected: JsonObject, record: Evidence | None) -> list[tuple[str, str, str]]:
     """(key, expected, observed) per observed item: the expected ones first, then the extra ones."""
     observed = states.measured(record.observed) if record else {}
@@ -110,20 +104,32 @@ def _text_html(text: str) -> str:
     return _CODE.sub(lambda m: f"<code>{m.group(1)}</code>", str(escape(text)))
 
 
-def statement_html(cid: str, statement: str, sess: session.Session) -> Markup:
+def statement_html(cid: str, statement: str, sess: session.Session, plain: bool = False) -> Markup:
     """The claim's sentence with its ``{key}`` values bound (the one text a reader reads for it); while
-    nothing has observed it, one line of where it runs and what it measures, not a sentence with holes."""
+    nothing has observed it, one line of where it runs and what it measures, not a sentence with holes.
+
+    ``plain``: each value as text in a bare span, not a marked one with its provenance (for a list that links
+    to the sentence).
+    """
     from verify.site.inline import value_html  # noqa: PLC0415
 
     waiting = sess.outcome.waiting(cid)
     if waiting is not None:
+        if plain:
+            return Markup(f"{escape(waiting[0])}：{_text_html(waiting[1])}")
         return Markup(render("waiting.html", where=waiting[0], what=Markup(_text_html(waiting[1]))))
     parts = []  # backticks kept as a mark until the end: a code span may hold a value (`{impl}`)
     for seg in binding.segments(statement):
         if isinstance(seg, str):
             parts.append(str(escape(seg)).replace("`", _TICK))
         elif seg[0] == "=":
-            parts.append(render("input.html", text=seg[1]))
+            parts.append(str(escape(seg[1])) if plain else render("input.html", text=seg[1]))
+        elif plain:
+            ref = binding.Ref(cid, seg[0], seg[1])
+            try:
+                parts.append(f'<span class="vf-v">{escape(sess.outcome.value(ref)[0])}</span>')
+            except binding.BindError:
+                parts.append(TEXT["bad_value"])
         else:
             parts.append(value_html(binding.Ref(cid, seg[0], seg[1]), sess))
     html = _TICKED.sub(lambda m: f"<code>{m.group(1)}</code>", "".join(parts))
@@ -145,6 +151,88 @@ def _broken_snippet_naming(cid: str, reg: Any) -> Any:
     return None
 
 
+@dataclass(frozen=True)
+class MachineStatus:
+    """One machine's word on a claim: its status, what it is called, and when and how it ran."""
+
+    status: str
+    name: str  # 构建机（<device>） for this machine, the device's name for another
+    key: str  # the device key, shown where two machines share a name; "" for this machine
+    detail: str  # torch · date, where the status has a record to show
+    origin: str  # the bundle a merged record came from ("" for one this checkout ran)
+    text: str  # the status's short mark with the record's own details (已编译 · sm_90a)
+    record: Evidence | None
+    label: str  # the status in words, said of this machine or of another one
+
+
+def _label(status: str, here: bool) -> str:
+    """A status's words; a status whose words speak of the build machine said of another machine instead."""
+    return state(status).label if here else TEXT["elsewhere_label"].get(status, state(status).label)
+
+
+def _detail(record: Evidence | None) -> str:
+    if record is None:
+        return ""
+    prov = record.provenance
+    return " · ".join(p for p in (f"torch {prov.torch}" if prov.torch else "", _short_date(prov.date)) if p)
+
+
+def machines(cid: str, sess: session.Session) -> list[MachineStatus]:
+    """This machine's status of a claim, then each other machine's that recorded it."""
+    record = sess.outcome.local.get(cid)
+    status = sess.outcome.status(cid)
+    shown = status == evidence.FAILED or states.get(status).ran == "here"
+    probe = sess.outcome.probe
+    out = [MachineStatus(status, TEXT["here"].format(probe.device_name), "", _detail(record) if shown else "",
+                   _origin_text(sess.origin(record)) if shown and record else "", state(status).mark_of(record),
+                   record, _label(status, True))]
+    remote = [(dev, st, sess.outcome.remote[dev][cid]) for dev, st in sess.remote_statuses(cid).items()]
+    names = [probe.device_name] + [other.provenance.device_name or dev for dev, _, other in remote]
+    for dev, st, other in remote:
+        name = other.provenance.device_name or dev
+        out.append(MachineStatus(st, name, dev if names.count(name) > 1 else "", _detail(other),
+                           _origin_text(sess.origin(other)), state(st).mark_of(other), other, _label(st, False)))
+    return out
+
+
+#: statuses that say nothing was observed, in the order a claim's one mark prefers them
+#: (a failure comes before everything; observed evidence of any kind before these)
+WAITING_ORDER = (evidence.NEEDS_CUDA, states.NEEDS_TOOL, evidence.STALE, evidence.NOT_APPLICABLE, evidence.NOT_RUN)
+
+
+def _family(key: str) -> str:
+    """``verified`` of verified-here and verified-elsewhere: the kind of evidence, wherever it was made."""
+    return key.removesuffix("-here").removesuffix("-elsewhere")
+
+
+def _rank(key: str) -> tuple[int, int]:
+    if key == evidence.FAILED:
+        return (0, 0)
+    if states.get(key).observed:
+        kinds = list(dict.fromkeys(_family(k) for k, row in states.STATES.items() if row.observed))
+        return (1, kinds.index(_family(key)))
+    return (2, WAITING_ORDER.index(key) if key in WAITING_ORDER else len(WAITING_ORDER))
+
+
+def chip(seen: list[MachineStatus]) -> tuple[str, str, str]:
+    """(status, title, text) of a claim's one mark: the best evidence any machine has, a failure anywhere first.
+
+    Observed evidence made on more than one machine is counted (``3 台机器已验证``); the title names
+    every machine with its status, and so does the claim's body, for a reader without a pointer.
+    """
+    best = min(seen, key=lambda m: _rank(m.status))
+    alike = [m for m in seen if _family(m.status) == _family(best.status)]
+    if best.status == evidence.FAILED:
+        text = state(best.status).mark
+    elif len(alike) > 1 and states.get(best.status).observed:
+        text = TEXT["machines"].format(len(alike), TEXT["kind_word"].get(_family(best.status), best.text))
+    else:
+        text = best.text
+    lines = [f"{m.name}{f'（{m.key}）' if m.key else ''}：{m.label}{f' · {m.detail}' if m.detail else ''}"
+             for m in seen]
+    return best.status, "\n".join(lines), text
+
+
 def _claim_html(cid: str, sess: session.Session) -> str:
     reg = sess.outcome.registry
     spec = reg.claims.get(cid)
@@ -155,23 +243,19 @@ def _claim_html(cid: str, sess: session.Session) -> str:
                           message=f"{broken.snippet}：{broken.message}")
         return render("fence_error.html", label=TEXT["unknown_claim"], code=cid,
                       message="没有任何 snippet 声明这个 id。")
-    record = sess.outcome.local.get(cid)
-    status = sess.outcome.status(cid)
-    shown_where = status == evidence.FAILED or states.get(status).ran == "here"
-    badges = [(status, _where(record, sess) if shown_where else "", state(status).mark_of(record))]
-    remote = []
-    for dev, st in sess.remote_statuses(cid).items():
-        other = sess.outcome.remote[dev][cid]
-        badges.append((st, _where(other, sess), state(st).mark_of(other)))
-        remote.append({"name": other.provenance.device_name or dev,
-                       "rows": _values_rows(spec.expected_summary(), other), "provenance": _provenance(other, sess)})
+    seen = machines(cid, sess)
+    here, record = seen[0], seen[0].record
+    expected = spec.expected_summary()
+    sections = [{"machine": m, "rows": _values_rows(expected, m.record), "provenance": _provenance(m.record, sess),
+                 # a failure's own words (what was expected, what was seen); any other status says it in its badge
+                 "message": m.record.message if m.record and m.status == evidence.FAILED else None}
+                for m in seen]
+    best = chip(seen)
     code = function_source(reg.root / spec.snippet, spec.line)
-    made = record if record is not None else next((sess.outcome.remote[d][cid] for d in sess.remote_statuses(cid)), None)
+    made = record if record is not None else next((m.record for m in seen[1:]), None)
     return render(
-        "claim.html", cid=cid, statement=statement_html(cid, spec.statement, sess), badges=badges, open=status == evidence.FAILED,
-        scope=scope.tag(spec, made),
-        message=record.message if record and record.outcome is not Outcome.PASS else None,
-        rows=_values_rows(spec.expected_summary(), record), provenance=_provenance(record, sess), remote=remote,
+        "claim.html", cid=cid, statement=statement_html(cid, spec.statement, sess), status=here.status, chip=best,
+        open=best[0] == evidence.FAILED, scope=scope.tag(spec, made), machines=seen, sections=sections,
         snippet=spec.snippet, line=spec.line,
         # Highlighted HTML, unpacked from its text/html script by evidence.js: thousands of spans per
         # page would cost every HTML consumer at build time (the search indexer walks them even where
@@ -204,20 +288,6 @@ def claim_fence(source: str, language: str, class_name: str, options: dict, md: 
     return rendercache.cached(sess, "claim", [rendercache.claim_key(sess, cid)], lambda: _claim_html(cid, sess))
 
 
-def _compact(record: Evidence | None, limit: int = 160) -> str:
-    """``key = value; …`` of a record's observations, formatted as a reader reads them, cut at ``limit``."""
-    if record is None:
-        return ""
-    if not record.observed:
-        return record.message[:limit]
-    parts = []
-    for key, value in states.measured(record.observed).items():
-        text = binding.format_value(value) if not isinstance(value, dict) or "median_s" in value else fmt_value(value)
-        parts.append(f"{key} = {text}")
-    joined = "；".join(parts)
-    return joined if len(joined) <= limit else joined[:limit] + " …"
-
-
 @safe_fence
 def evidence_fence(source: str, language: str, class_name: str, options: dict, md: Any, **kwargs: Any) -> str:
     """```evidence fence: every claim of a question as one table, with counts by status here and elsewhere.
@@ -235,28 +305,32 @@ def evidence_fence(source: str, language: str, class_name: str, options: dict, m
 
 
 def _evidence_html(qid: str, claims: list[str], sess: session.Session) -> str:
-    counts: dict[str, int] = {}
-    remote_counts: dict[str, dict[str, int]] = {}
+    counts: dict[str, dict[tuple[tuple[int, int], str], int]] = {}  # machine -> (rank, its words) -> claims
+    chips: dict[str, int] = {}  # the one mark's words -> claims
     rows = []
     for cid in claims:
-        record = sess.outcome.local.get(cid)
-        st = sess.outcome.status(cid)
-        counts[st] = counts.get(st, 0) + 1
-        others = []
-        for dev, rst in sess.remote_statuses(cid).items():
-            name = sess.outcome.remote[dev][cid].provenance.device_name or dev
-            remote_counts.setdefault(name, {})
-            remote_counts[name][rst] = remote_counts[name].get(rst, 0) + 1
-            others.append((rst, f" · {name}", state(rst).mark_of(sess.outcome.remote[dev][cid])))
+        seen = machines(cid, sess)
+        for m in seen:
+            by_status = counts.setdefault(m.name if not m.key else f"{m.name}（{m.key}）", {})
+            words = (_rank(m.status), m.label)
+            by_status[words] = by_status.get(words, 0) + 1
+        best = chip(seen)
+        word = state(best[0]).mark if best[0] == evidence.FAILED else TEXT["kind_word"].get(
+            _family(best[0]), state(best[0]).mark)
+        chips[word] = chips.get(word, 0) + 1
+        record, _ = sess.outcome.best_record(cid)
+        items, more = observed_items(record.observed if record else None)
         page = sess.page_of(cid) or ""
         href = f"#claim-{cid}" if page.endswith(f"{qid}.md") else f"../../{page[:-3]}/#claim-{cid}"
-        rows.append({"href": href, "cid": cid, "statement": sess.outcome.sentence(cid),
-                     "status": st, "mark": state(st).mark_of(record), "others": others, "observed": _compact(record)})
+        rows.append({"href": href, "cid": cid, "statement": statement_html(cid, sess.outcome.registry.claims[cid].statement, sess, plain=True),
+                     "status": seen[0].status, "chip": best, "observed": items, "more": more,
+                     # nothing observed: the status in words, never the runner's message
+                     "note": "" if items else seen[0].label if best[0] == seen[0].status else _label(best[0], False)})
     bound, unbound = checks.bound_counts(sess, f"questions/{qid}.md")
-    return render("evidence.html", n_claims=len(claims), here_device=sess.outcome.probe.device_name,
-                  bound=bound, unbound=unbound,
-                  here_counts=sorted(counts.items()),
-                  remote_counts=[(name, sorted(c.items())) for name, c in sorted(remote_counts.items())], rows=rows)
+    return render("evidence.html", n_claims=len(claims), bound=bound, unbound=unbound,
+                  chips=sorted(chips.items(), key=lambda kv: -kv[1]),
+                  machine_counts=[(name, [(w[1], n) for w, n in sorted(c.items())]) for name, c in counts.items()],
+                  rows=rows)
 
 
 @safe_fence
@@ -308,7 +382,8 @@ def _ledger_html(sess: session.Session) -> str:
         body.append({
             "status": r.status, "question": r.question, "id": r.id, "hash": r.snippet_hash[:8],
             "statement": statement_html(r.id, r.statement_source, sess), "here": here, "observed": items, "more": more,
-            "message": "" if r.observed else (r.message or ""),
+            # nothing observed: a failure's own words, else the status in words (never the runner's English)
+            "message": "" if r.observed else (r.message or "") if r.status == evidence.FAILED else state(r.status).label,
             "link": f"../{r.page[:-3]}/#claim-{r.id}" if r.page else "#",
             "elsewhere": [{"status": e.status, "device": e.device or e.device_key,
                            "torch": e.torch or "?", "date": _short_date(e.date),

@@ -74,6 +74,16 @@ LABELS: dict[str, Any] = {
     "evidence_head": ("论断", "内容", "状态", "观测值"),
     "count_item": "{0} {1} 条",
     "here": "构建机（{0}）",
+    # A claim's one mark where more than one machine observed it the same way: 3 台机器已验证.
+    "machines": "{0} 台机器{1}",
+    "kind_word": {"verified": "已验证", "compiled": "已编译", "simulated": "已模拟", "spec": "按规格计算"},
+    "machines_head": "各台机器：",
+    # Statuses whose own words speak of the build machine, said of another machine's record.
+    "elsewhere_label": {evidence.NEEDS_CUDA: "需要 CUDA，这台机器没有 GPU，未运行",
+                        evidence.NOT_APPLICABLE: "这台机器不适用（缺少论断声明的条件）",
+                        states.NEEDS_TOOL: "需要 GPU 工具链，这台机器未安装"},
+    "evidence_summary": "本题共 {0} 条论断：",
+    "evidence_open": "（展开看每条的机器与观测值）",
     "ledger_head": ("论断 id · 题目 · 代码哈希", "内容", "构建机", "其他机器", "观测值"),
     "pages_head": ("题目页", "论断", "来自运行的数值", "手写的测量值"),
     "syllabus_head": ("题目", "来源", "难度", "构建机上已验证", "GPU 上待测", "其他"),
