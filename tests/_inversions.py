@@ -1,79 +1,101 @@
-"""Answers that say a key point's opposite, in a candidate's own words, for the real question pages.
+"""Answers that say a key point of a real question page backwards, in a candidate's own words.
 
-Written from each key point's text and keywords only, without reading its ``contradicts`` list:
-they are what a candidate who has it backwards says, most of them using the point's own terms
-(the hard case for a keyword matcher). ``INVERSIONS``: (question id, key point index, answer).
-``RIGHT``: answers that do make the point, for the same matcher: a suggestion that is never
-说到了 would pass the inversions and help nobody.
+Written from the key points of the pages in docs/questions/: roles swapped, directions reversed,
+negated, numbers off by about ten times. Each uses at least one of the point's own words (the hard
+case for a keyword rule), so the quiz shows it among 「你的回答里含这些词的句子」 for that point, and
+must still pre-select nothing. ``INVERSIONS``: (question id, key point index, answer).
 """
 
 from __future__ import annotations
 
 INVERSIONS: list[tuple[str, int, str]] = [
-    # kv-cache
-    ("kv-cache", 0, "KV cache 每层只存 Q，K/V 不追加，每一步还是要把整段重算一遍。"),
-    ("kv-cache", 1, "因果掩码跟能不能缓存无关，前缀不变也不成立，双向的 BERT 一样可以用 KV cache。"),
-    ("kv-cache", 1, "有没有因果掩码都行，前缀不变是因为权重不变，双向模型照样缓存。"),
-    ("kv-cache", 2, "当前 token 的输出要用历史所有的 q，所以 Q 也得缓存，不再使用是错的。"),
-    ("kv-cache", 3, "显存和层数、batch 都无关，只跟序列长度、字节数有关，而且按查询头数算，不是 KV 头数。"),
-    ("kv-cache", 4, "有了缓存每步计算量就是常数，注意力不会线性增长，权重的矩阵乘才随长度变。"),
-    ("kv-cache", 5, "decode 不受带宽限制，算术强度很高，batch 再大也不用管权重和 KV 的读。"),
-    # mha-mqa-gqa
-    ("mha-mqa-gqa", 0, "GQA 减少的是查询头，KV 头数不变，也没有共享，W_k 和 W_q 一起缩小。"),
-    ("mha-mqa-gqa", 2, "GQA 并不省 KV cache 的显存，省的是计算，倍数关系跟 KV cache 无关。"),
-    ("mha-mqa-gqa", 3, "GQA 快是因为注意力 FLOPs 不变是假的，它少算了一大半，跟访存、算术强度、解码都没关系。"),
-    ("mha-mqa-gqa", 4, "直接读共享的 KV 头没必要，enable_gqa 也不用传，先复制成 MHA 形状一样快。"),
-    ("mha-mqa-gqa", 6, "MLA 不缓存潜向量，而是缓存完整的每头 K/V；吸收做不到，解耦 RoPE 也不需要。"),
-    # flash-attention
-    ("flash-attention", 0, "FlashAttention 不分块，也不用 online softmax 修正，它还是先把 N×N 的分数矩阵整个算出来。"),
-    ("flash-attention", 1, "FlashAttention 不是精确算法，误差跟低秩近似差不多，结果逐位不可能接近。"),
-    ("flash-attention", 2, "它快是因为 FLOP 相同是错的：它少算了，不需要重算，HBM 读写一点没少，也不存 logsumexp。"),
-    ("flash-attention", 3, "块大小和 SRAM 无关，HBM 读写也不会减少，d×d 放不放得下无所谓。"),
-    ("flash-attention", 4, "causal 时 FlashAttention 也不跳过对角线以上的块，工作量一样。"),
-    # softmax-online
-    ("softmax-online", 0, "减最大值只是为了防上溢，和下溢无关，而且会改变结果，平移不变不成立。"),
-    ("softmax-online", 1, "online softmax 不用维护最大值，修正因子没有，一遍也做不到，结果还跟块大小有关。"),
-    ("softmax-online", 2, "部分的 (m, l) 不能合并，必须按顺序算，归并会改变结果，所以 split-K 没法并行。"),
-    ("softmax-online", 5, "训练时直接 log(softmax) 就行，不需要 log_softmax 或 cross_entropy，也不会出现 -inf。"),
+    # activation-checkpoint
+    ("activation-checkpoint", 0, "检查点在前向里保存段内所有的中间激活，反向时直接拿来用，不需要重算。"),
+    ("activation-checkpoint", 3, "检查点不管 RNG 状态，重算时 dropout 掩码会重新随机，所以梯度和不做检查点时不相同。"),
     # amp-bf16-fp16
-    ("amp-bf16-fp16", 0, "BF16 的指数位比 FP16 少，范围更小，尾数位更多，所以精度比 FP16 高。"),
-    ("amp-bf16-fp16", 2, "不需要保留 FP32 主权重，BF16 权重直接更新就行，FP32 累加和舍入都无所谓。"),
-    ("amp-bf16-fp16", 4, "FP16 训练用不着 GradScaler，放大、跳过、unscale_ 都不用管，裁剪也不用先 unscale_。"),
-    ("amp-bf16-fp16", 6, "E4M3 比 E5M2 范围大，FP8 不需要 scale，块级 scale 没有意义；TF32 跟 FP16 一样是 16 位存储。"),
-    # quant-granularity
-    ("quant-granularity", 1, "per-tensor 的 scale 不受离群值影响，最大值再大也不会让别的权重舍入成 0。"),
-    ("quant-granularity", 2, "离群值在输入通道时 per-channel 正好能隔离它，输出通道无所谓，每一行不受影响，不需要 group-wise。"),
-    ("quant-granularity", 4, "per-token 的 scale 没法提到求和外面，int32 累加后不能一次缩放，K 维上的 scale 反而可以。"),
-    ("quant-granularity", 5, "ReLU 之后的非负激活用对称量化最好，零点没有用，非对称反而浪费码。"),
-    ("quant-granularity", 6, "W4A16 在预填充时最快，解码时不快，带宽不是瓶颈；GPTQ 不用逆 Hessian，AWQ 也不管重要通道。"),
-    # smoothquant
-    ("smoothquant", 0, "激活难量化不是因为离群值，离群值也不集中在固定通道，权重才难量化。"),
-    ("smoothquant", 1, "激活完全可以按输入通道量化，GEMM 的求和维上挂 scale 没问题，per-token 和 per-output-channel 没区别。"),
-    ("smoothquant", 2, "SmoothQuant 不是等价变换，会改变输出；s_j 跟 α 无关，也不是几何平均。"),
-    ("smoothquant", 3, "α 越大越好，α = 1 最优，误差不是 U 形，不需要校准。"),
-    ("smoothquant", 4, "s 不能折进前一层，推理时要额外的除法算子；LayerNorm 的 weight 不动，GELU 前后都能折。"),
-    # python-overhead
-    ("python-overhead", 1, "PyTorch 每次调用没有固定开销，小张量和大张量的开销一样，跟微秒无关。"),
-    ("python-overhead", 3, "CUDA 的 launch 不是异步的，每次都等 GPU 算完才返回，stream 也不会让 CPU 跑在前面。"),
-    ("python-overhead", 5, "CUDA Graph 回放不要求静态地址，捕获时可以同步，reduce-overhead 的输出也不会被覆盖。"),
-    ("python-overhead", 10, "TorchScript 没有弃用，仍是推荐的方式，IR 也不能序列化。"),
-    # gpu-memory-hierarchy
-    ("gpu-memory-hierarchy", 0, "local memory 在片上，比寄存器还快；SM 上最大的存储是 shared memory，不是寄存器文件，L2 和 HBM 都在 SM 里。"),
-    ("gpu-memory-hierarchy", 2, "线程顺序打乱会破坏合并；不对齐会让 sector 数翻倍，不是多一个 sector；大步长反而不贵。"),
-    ("gpu-memory-hierarchy", 3, "多个线程读同一个 word 也是 bank 冲突，不是广播；32 个 bank 每个 8 字节，补一列没用。"),
+    ("amp-bf16-fp16", 1, "FP16 的上限是 6550.4；下溢是突然的，没有次正规数，小于 finfo.tiny 直接变 0。"),
+    ("amp-bf16-fp16", 4, "BF16 训练必须用 GradScaler，FP16 反而不需要；梯度裁剪要在 unscale_ 之前做。"),
+    # autograd-engine
+    ("autograd-engine", 2, "每次 backward 会覆盖 .grad，不会累加；zero_grad 默认把梯度填成 0，retain_graph 没什么用。"),
+    ("autograd-engine", 3, "detach() 会复制一份数据，不和原张量共享存储；要共享存储得用 clone()。"),
+    # conv-cost-and-algorithms
+    ("conv-cost-and-algorithms", 0, "按 FLOP 算卷积的计算量不用乘 2，一次乘加就算一个 FLOP，MAC 数是 FLOP 的两倍。"),
+    ("conv-cost-and-algorithms", 4, "FFT 卷积在小核时划算，大核反而亏：它的开销随 K² 涨，直接卷积基本不随 K 变。"),
+    ("conv-cost-and-algorithms", 6, "训练模式的 BN 可以折叠进前面的卷积，eval 模式用 batch 统计量，所以不能折叠。"),
+    # cpp-virtual-functions
+    ("cpp-virtual-functions", 0, "虚表每个对象一份，存在堆上；同类对象的 vptr 各不相同。"),
+    ("cpp-virtual-functions", 2, "基类构造函数里调用虚函数会走到派生类的版本，因为 vptr 一开始就指向派生类的虚表。"),
+    # ddp-bucketing
+    ("ddp-bucketing", 1, "DDP 的 all-reduce 对梯度求和之后不取平均，world_size 只影响桶的个数。"),
+    ("ddp-bucketing", 5, "分桶减少了通信量，每步只 all-reduce 一部分梯度；no_sync 里的反向照样通信。"),
+    ("ddp-bucketing", 7, "DataParallel 是多进程的，每张卡一个进程，不用 replicate 模型，也没有主卡。"),
+    # flash-attention
+    ("flash-attention", 1, "FlashAttention 是近似算法，误差和低秩注意力一个量级，但结果与普通实现逐位相同。"),
+    ("flash-attention", 4, "causal 时 kernel 不会跳过任何块，对角线以上的块也照算，工作量和非 causal 一样。"),
     # gpu-execution-model
-    ("gpu-execution-model", 0, "SM 按单个线程调度，不是按 warp；一个 block 可以分到多个 SM 上跑，SIMT 和这没关系。"),
-    ("gpu-execution-model", 2, "warp 分化时两条路径同时执行，不是依次执行，也没有汇合；warp 一致的分支也会分化。"),
-    ("gpu-execution-model", 4, "occupancy 只由线程数决定，寄存器和 shared memory 不是上限，也没有分配粒度。"),
-]
-
-RIGHT: list[tuple[str, int, str]] = [
-    ("kv-cache", 1, "能缓存靠因果掩码：每个位置只看过去，序列变长时前缀不变；换成双向的 BERT，缓存就作废了。"),
-    ("kv-cache", 3, "KV cache 的字节数是 2 乘层数、batch、KV 头数、head_dim、序列长度和每元素字节数。"),
-    ("mha-mqa-gqa", 2, "GQA 让 KV cache 按查询头数与 KV 头数之比缩小，这个倍数就是省下的显存。"),
-    ("flash-attention", 4, "causal 的时候融合 kernel 直接跳过对角线以上的块，工作量差不多减半。"),
-    ("softmax-online", 5, "训练时用 log_softmax 或 cross_entropy，直接 log(softmax) 会在概率下溢成 0 之后得到 -inf。"),
-    ("quant-granularity", 5, "ReLU 之后的激活是非负的，对称量化浪费一半的码，加零点的非对称量化能用满。"),
-    ("python-overhead", 3, "CUDA 的 launch 是异步的，提交到 stream 就返回，CPU 可以跑在 GPU 前面。"),
-    ("gpu-execution-model", 0, "一个 block 整个放在一个 SM 上执行，SM 以 warp 为单位调度，这就是 SIMT。"),
+    ("gpu-execution-model", 1, "block 内线程按 y 最快的顺序线性编号，blockDim 为 (16,16) 时一个 warp 正好是一列。"),
+    ("gpu-execution-model", 4, "occupancy 只看寄存器，shared memory 和线程数都不影响，寄存器按线程逐个分配。"),
+    # gpu-memory-hierarchy
+    ("gpu-memory-hierarchy", 1, "合并访存按 request 数算代价：一个 warp 读连续的 fp32 要 32 个 sector，步长越大 sector 越少。"),
+    ("gpu-memory-hierarchy", 3, "shared memory 有 16 个 bank，多个线程读同一个 word 会冲突，补一列也没用。"),
+    # graph-fusion
+    ("graph-fusion", 0, "融合省的主要是计算量，中间结果的读写不变，kernel launch 次数反而增加。"),
+    ("graph-fusion", 3, "torch.compile 默认就把 GEMM 交给 Triton 模板，epilogue 总是融进 GEMM，不需要 max-autotune。"),
+    # kv-cache
+    ("kv-cache", 2, "Q 也得缓存：当前 token 的输出要用全部历史的 q，历史 q 之后还会反复使用。"),
+    ("kv-cache", 3, "KV cache 的显存按查询头数算，跟层数和 batch 无关。"),
+    ("kv-cache", 5, "decode 是计算受限的，batch 越大权重的算术强度越低，和带宽没关系。"),
+    # lru-cache
+    ("lru-cache", 0, "LRU 用单向链表加数组就行：get 命中把节点挪到表尾，满了删表头。"),
+    ("lru-cache", 3, "get 只读不写，读写锁的读锁下并发 get 没问题，不需要互斥锁。"),
+    # mha-mqa-gqa
+    ("mha-mqa-gqa", 0, "GQA 缩小的是 W_q 和查询头数，KV 头数保持和 MHA 一样。"),
+    ("mha-mqa-gqa", 1, "分组是交错的，把 K/V 展开成 MHA 形状要用 repeat，用 repeat_interleave 会报错。"),
+    # moe-expert-parallel
+    ("moe-expert-parallel", 0, "路由器给每个 token 选 top-k 个专家后只取分数最高那个专家的输出，不做加权和，每个 token 用到全部专家参数。"),
+    ("moe-expert-parallel", 2, "负载均衡辅助损失里 f_i 是可导的，梯度从 f_i 走，P_i 只是计数；不加它路由器也不会塌缩。"),
+    # norm-layers
+    ("norm-layers", 1, "torch.no_grad() 会把 BatchNorm 切到推理模式，不会更新 running 统计，所以验证时不用 model.eval()。"),
+    ("norm-layers", 4, "说 RMSNorm 不减均值是错的，它和 LayerNorm 一样减均值，对输入平移不变，权重可以互换。"),
+    # op-registration
+    ("op-registration", 3, "宏展开成的静态对象要等 main 里第一次调用算子时才构造，注册是惰性的。"),
+    ("op-registration", 5, "一个命名空间可以写多个 TORCH_LIBRARY，TORCH_LIBRARY_IMPL 每个后端只能写一次。"),
+    # optimizers
+    ("optimizers", 2, "torch.optim.Adam 的 weight_decay 就是解耦衰减，和 AdamW 一样；对 SGD 两者反而不等价。"),
+    ("optimizers", 5, "clip_grad_norm_ 要放在 step 之后；用 GradScaler 时不需要先 unscale_。"),
+    # paged-attention
+    ("paged-attention", 2, "块不能共享，每条序列的前缀都单独复制一份；写时复制会把整张块表都复制。"),
+    ("paged-attention", 5, "分页让 attention 更快：FLOPs 不变，但读的字节少了一半，吞吐和 batch 无关。"),
+    # pipeline-parallel
+    ("pipeline-parallel", 0, "bubble 占比是 (m−1)/(m+p−1)，微批数越多 bubble 越大。"),
+    ("pipeline-parallel", 1, "1F1B 的 bubble 比 GPipe 小一半，激活显存两者一样。"),
+    # python-overhead
+    ("python-overhead", 1, "小张量时固定开销可以忽略，计算量大时开销才占主导，而且开销是毫秒级的。"),
+    ("python-overhead", 10, "TorchScript 还是推荐的导出方式，没有弃用，编译出的 IR 也不能序列化。"),
+    # quant-granularity
+    ("quant-granularity", 0, "对称量化每个元素的误差不超过 s，不是 s/2；粒度越细，共用一个 scale 的元素越多。"),
+    ("quant-granularity", 3, "组大小越大误差越小、开销越大；int4 每组 128 摊下来约 5.25 位，两个码不打包。"),
+    # repeat-vs-expand
+    ("repeat-vs-expand", 1, "repeat 只改 stride 不拷贝，得到的张量不连续，内存也不随倍数增长。"),
+    ("repeat-vs-expand", 4, "expand 是 O(n) 的，repeat 才是 O(1)。"),
+    # smart-pointers
+    ("smart-pointers", 0, "unique_ptr 可以拷贝、不能移动；删除器不是它类型的一部分。"),
+    ("smart-pointers", 3, "循环引用时计数照样归零，析构函数照常运行，不会泄漏；weak_ptr 也计数。"),
+    # smoothquant
+    ("smoothquant", 3, "α 越大越好，α = 1 最优，把离群值搬进权重后误差最小，不用校准。"),
+    # softmax-online
+    ("softmax-online", 2, "部分状态 (m, l) 不能合并，顺序一变结果就不同，所以 split-K 没法并行归并。"),
+    ("softmax-online", 4, "全被 mask 的行用 -inf 填充时 torch.softmax 得均匀分布，-1e9 填充反而得 NaN。"),
+    # tensor-parallel
+    ("tensor-parallel", 0, "MLP 先行后列：W1 行并行、W2 列并行，GeLU 作用在部分和上也没关系，两层之间不用通信。"),
+    ("tensor-parallel", 6, "环形 all-reduce 每卡发的字节随 TP 度 t 成比例减少，所以 TP 适合跨节点，NVLink 无所谓。"),
+    # tiled-gemm
+    ("tiled-gemm", 1, "tile 的算术强度随 BK 增大，是 BM·BN·BK；H100 上 64×64 的 tile 就超过 ridge point 了。"),
+    ("tiled-gemm", 3, "fp32 输入的 tl.dot 默认就是真 fp32 的 FFMA，写 input_precision=\"ieee\" 才走 TF32。"),
+    # train-memory
+    ("train-memory", 2, "优化器状态在构造时就建好，不等第一次 step()；跑一步前向反向就能测准显存峰值。"),
+    ("train-memory", 5, "每层激活约 sbh(34 + 5as/h) 字节，长序列时 34 那一项占大头，激活与模型状态之比随层数线性增长。"),
+    # zero-stages
+    ("zero-stages", 0, "ZeRO-1 切参数，ZeRO-2 再切梯度，ZeRO-3 才切优化器状态。"),
+    ("zero-stages", 2, "ZeRO-3 在前向和反向各 all-gather 一次参数，通信是 DDP 的 3 倍；reduce-scatter 加 all-gather 比 all-reduce 多一倍。"),
 ]

@@ -2,18 +2,16 @@
 
 Besides three short pages there is a copy of the repeat-vs-expand page's key points (as they stood
 when the scoring rules were written), with the ``contradicts`` proposed for them, and three answers
-to it that the scoring must tell apart: a good one, one with every fact inverted, and a bare keyword
-list. ``SNIPPET`` holds one claim per sample page (a fact, a performance relation, an error), so a
-tiny site built from them has drills of every kind (it is written into a test's own ``snippets/``:
-the checkout's registry never sees it). ``score`` scores key points written as front matter.
+to it: a good one, one with every fact inverted, and a bare keyword list (the quiz pre-selects no
+mark for any of them: the candidate's marks alone give the rating). ``SNIPPET`` holds one claim
+per sample page (a fact, a performance relation, an error), so a tiny site built from them has
+drills of every kind (it is written into a test's own ``snippets/``: the checkout's registry never
+sees it).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-
-from verify.quiz import scoring
-from verify.quiz.schema import KeyPoint
 
 PAGE = """---
 id: {qid}
@@ -65,11 +63,6 @@ def page(qid: str, title: str, difficulty: int, tags: str, key_points: str, fu_q
          ordinary: str = "一句话的普通回答。", better: str = "更好的回答，写清楚为什么。") -> str:
     return PAGE.format(qid=qid, title=title, difficulty=difficulty, tags=tags, key_points=key_points,
                        fu_q=fu_q, fu_a=fu_a, ordinary=ordinary, better=better)
-
-
-def score(answer: str, key_points: list[dict]) -> scoring.Score:
-    """The scorer, on key points written as a page's front matter writes them."""
-    return scoring.score(answer, [KeyPoint.of(kp) for kp in key_points])
 
 
 def write_sample_docs(docs_dir: Path) -> list[str]:

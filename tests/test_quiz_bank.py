@@ -214,12 +214,15 @@ def test_drills_of_the_banks_questions_with_their_page(tmp_path):
 
 def _own_answer_contradictions(docs: Path) -> list[str]:
     """Key points whose ``contradicts`` fire on their own page's better answer or follow-up answers."""
-    from verify.quiz.scoring import score  # noqa: PLC0415
+    from tests._contradicts import said  # noqa: PLC0415
 
     found = []
     for q in build_bank(docs, html=False).questions:
         text = q.better_answer + "\n" + q.deeper_answer + "\n" + "\n".join(f.a for f in q.follow_ups)
-        found += [f"{q.file}: {p.contradicted}" for p in score(text, q.key_points).points if p.contradicted]
+        for kp in q.key_points:
+            wrong = next(({"statement": st, "said": w} for st in kp.contradicts if (w := said(st, text, kp))), None)
+            if wrong:
+                found.append(f"{q.file}: {wrong}")
     return found
 
 

@@ -18,7 +18,7 @@ from tests._progress_files import BROWSER_EXPORT, HOSTILE
 from tests._browser import ARTIFACTS, CHROMIUM, serve, browser as launch_browser
 from tests.test_quiz_site import build_sample_site
 from tests import _quiz_samples as samples
-from tests._quiz_samples import score
+from verify.quiz.scoring import FIND_RULES
 
 pytestmark = pytest.mark.browser
 
@@ -97,14 +97,20 @@ def test_mock_interview_progress_and_import(page, site):
     page.get_by_role("button", name="揭晓答案").click()
 
     assert page.get_by_test_id("assess").inner_text() == "对照考察点，给自己的回答打标记"
-    assert "以你的判断为准" in app.locator(".quiz-hint").inner_text()  # the matcher only pre-selects
+    assert app.locator(".quiz-hint").inner_text() == FIND_RULES["why"]  # why the candidate marks
     points = app.locator(".quiz-point")
-    assert [points.nth(i).get_attribute("data-mark") for i in range(2)] == ["said", "missed"]
+    assert nothing_marked(page)
+    verdict, confirm = page.get_by_test_id("verdict"), page.get_by_role("button", name="记下自评")
+    assert verdict.inner_text() == "还有 2 个考察点没标。" and confirm.is_disabled()
+    found = points.nth(0).locator(".quiz-found").inner_text()
+    assert found.startswith(FIND_RULES["label"] + "：") and "「" + hostile + "」（含 stride、零拷贝）" in found
     assert "%" not in app.inner_text()  # no percentage for a free answer
-    assert page.get_by_test_id("verdict").inner_text().startswith("按你的标记：困难")
-    points.nth(1).locator("button[data-mark='said']").click()  # the candidate says otherwise: both said
-    assert page.get_by_test_id("verdict").inner_text().startswith("按你的标记：简单")
-    points.nth(1).locator("button[data-mark='missed']").click()
+    points.nth(0).locator("button[data-mark='said']").click()
+    assert verdict.inner_text() == "还有 1 个考察点没标。" and confirm.is_disabled()
+    points.nth(1).locator("button[data-mark='said']").click()
+    assert verdict.inner_text().startswith("按你的标记：简单") and not confirm.is_disabled()
+    points.nth(1).locator("button[data-mark='missed']").click()  # the candidate changes a mark
+    assert verdict.inner_text().startswith("按你的标记：困难")
     better = app.locator(".quiz-better").inner_text()
     assert "stride 是 (0, 1)" in better and "常见说法不准确" in better  # the claim's sentence with its value
     assert app.locator("img").count() == 0 and page.evaluate("window.__xss") is None  # the user's text stays text
@@ -261,32 +267,44 @@ def test_corrupt_local_storage_is_set_aside(page):
 REPEAT_EXPAND = yaml.safe_load(samples.REPEAT_EXPAND_KEY_POINTS)
 
 
-@pytest.mark.parametrize("name, marks, rating", [("good", ["said"] * 5, "简单"), ("inverted", ["wrong"] * 5, "重来"),
-                                                 ("keywords", ["missed"] * 5, "重来")])
-def test_good_inverted_and_keyword_answers_in_the_mock(page, name, marks, rating):
-    """A candidate answers each way: what the page pre-selects, the rating the marks give, no percentage."""
-    start_mock(page, "stride")
-    page.get_by_label("你的回答").fill(samples.ANSWERS[name])
+def nothing_marked(page) -> bool:
+    """No 说到了 / 没说到 / 说错了 control is checked, and no point carries a mark."""
+    page.locator(".quiz-point").first.wait_for()
+    return (page.locator(".quiz-mark").count() == 3 * page.locator(".quiz-point").count()
+            and page.locator(".quiz-mark[aria-checked='true']").count() == 0
+            and page.locator(".quiz-point[data-mark]").count() == 0)
+
+
+def answer_mock(page, answer: str) -> None:
+    page.get_by_label("你的回答").fill(answer)
     page.get_by_role("button", name="提交回答").click()
     page.get_by_role("button", name="揭晓答案").click()
-    points = page.locator(".quiz-point")
-    assert [points.nth(i).get_attribute("data-mark") for i in range(points.count())] == marks
-    from verify.quiz.scoring import suggest  # noqa: PLC0415
-    from verify.quiz.schema import KeyPoint  # noqa: PLC0415
-
-    terminal = [s.mark for s in suggest(samples.ANSWERS[name] + "\n", [KeyPoint.of(k) for k in REPEAT_EXPAND])]
-    assert terminal == marks  # as the terminal suggests
-    assert page.get_by_test_id("verdict").inner_text().startswith("按你的标记：" + rating)
-    assert "%" not in page.locator("#quiz-app").inner_text()
-    if name == "inverted":
-        text = points.nth(0).inner_text()
-        assert "你说「expand 会拷贝」" in text and "这与考察点相反" in text
-        shot(page, "2-inverted-answer")
 
 
-# the browser scores with Intl.Segmenter, the terminal with jieba: the same verdicts on these answers
-PARITY = ["expand 只改 stride，不拷贝数据", "改的是步长，零拷贝", "它们共享内存，expand 是 O(1)", "ＳＴＲＩＤＥＳ都是 0",
-          "公共享有的 strider", "expand 会拷贝数据，常数时间", "o (1) 的开销", "expand 零拷贝，repeat 要拷贝", "",
+def test_the_marks_alone_rate_a_good_an_inverted_and_a_keyword_answer(page):
+    """Nothing is pre-selected for any of the three answers; the same marks give the same rating, stored."""
+    for n, name in enumerate(["good", "inverted", "keywords"]):
+        start_mock(page, "stride")
+        answer_mock(page, samples.ANSWERS[name])
+        assert nothing_marked(page), name
+        points = page.locator(".quiz-point")
+        for i in range(points.count()):
+            points.nth(i).locator("button[data-mark='said']").click()
+        assert page.get_by_test_id("verdict").inner_text().startswith("按你的标记：简单")
+        assert "%" not in page.locator("#quiz-app").inner_text()
+        if name == "inverted":  # its sentences are shown as containing the words, nothing more
+            text = points.nth(0).inner_text()
+            assert "「expand 会拷贝数据，分配一块新内存，stride 和原来一样；」（含 stride）" in text
+            assert not any(w in text for w in ("✓", "✗", "匹配", "命中", "相反"))
+            shot(page, "2-inverted-answer")
+        page.get_by_role("button", name="记下自评").click()
+        log = stored(page)["log"]
+        assert (log[n]["rating"], log[n]["coverage"]) == (4, 1.0), name
+
+
+# the browser and the terminal find the same sentences on these answers
+PARITY = ["expand 只改 stride，不拷贝数据", "改的是步长。零拷贝！", "它们共享内存，expand 是 O(1)", "ＳＴＲＩＤＥＳ都是 0",
+          "公共享有的 strider", "expand 会拷贝数据；常数时间", "o (1) 的开销", "expand 零拷贝，repeat 要拷贝\n\nrepeat 要拷贝", "",
           "写穿到所有共享的行", "不会报错，也不会写穿", "view 并不要求 contiguous", "“view 要求 contiguous”不对",
           *samples.ANSWERS.values()]
 KP = [
@@ -296,19 +314,22 @@ KP = [
 ]
 
 
-@pytest.mark.parametrize("key_points", [KP, REPEAT_EXPAND], ids=["small", "repeat-vs-expand"])
-def test_browser_scoring_matches_terminal(page, key_points):
-    from verify.quiz.scoring import suggest  # noqa: PLC0415
+def _same_sentences(page, cases: list[tuple[str, list]]) -> None:
+    """Python's scoring.shared and the page's QuizCore.shared agree on every (answer, key points)."""
     from verify.quiz.schema import KeyPoint  # noqa: PLC0415
+    from verify.quiz.scoring import shared  # noqa: PLC0415
 
-    for answer in PARITY:
-        js = page.evaluate("([a, kp]) => { const r = window.__quiz.score(a, kp); return [r.coverage, r.points.map("
-                           "p => [p.status, p.hits, p.listed, p.contradicted])]; }", [answer, key_points])
-        py = score(answer, key_points)
-        assert js[1] == [[p.status, p.hits, p.listed, p.contradicted] for p in py.points], answer
-        assert js[0] == pytest.approx(py.coverage), answer
-        js_marks = page.evaluate("([a, kp]) => window.__quiz.suggest(a, kp)", [answer, key_points])
-        assert js_marks == [s.to_dict() for s in suggest(answer, [KeyPoint.of(k) for k in key_points])], answer
+    js = page.evaluate("cases => cases.map(([a, kps]) => kps.map(kp => window.__quiz.shared(a, kp)))", cases)
+    py = [[[[s, w] for s, w in shared(a, KeyPoint.of(kp))] for kp in kps] for a, kps in cases]
+    for (answer, _kps), j, p in zip(cases, js, py, strict=True):
+        assert j == p, answer
+
+
+@pytest.mark.parametrize("key_points", [KP, REPEAT_EXPAND], ids=["small", "repeat-vs-expand"])
+def test_the_browser_finds_the_sentences_the_terminal_finds(page, key_points):
+    _same_sentences(page, [(answer, key_points) for answer in PARITY])
+    found = page.evaluate("([a, kp]) => window.__quiz.shared(a, kp)", ["改的是步长。零拷贝！", KP[0]])
+    assert found == [["改的是步长。", ["步长"]], ["零拷贝！", ["零拷贝"]]]  # the JS finds, not only agrees
 
 
 def right_answer(d: dict) -> dict | str:
@@ -361,9 +382,9 @@ def _ms(at: str) -> int:  # a review's time as the browser keeps it
 
 def test_a_browser_export_imported_into_the_terminal_shows_the_same_reviews(page, root, tmp_path):
     start_mock(page, "memory")
-    page.get_by_label("你的回答").fill("expand 只改 stride")
-    page.get_by_role("button", name="提交回答").click()
-    page.get_by_role("button", name="揭晓答案").click()
+    answer_mock(page, "expand 只改 stride")
+    page.locator(".quiz-mark[data-mark='missed']").first.click()
+    page.locator(".quiz-mark[data-mark='said']").nth(1).click()
     page.get_by_role("button", name="记下自评").click()
     page.get_by_role("tab", name="预测输出").click()
     page.locator("input[name=n]").fill("1")
@@ -429,18 +450,61 @@ def test_on_a_phone_the_tabs_stay_on_one_line_and_the_start_button_is_in_view(br
     ctx.close()
 
 
-def test_the_browser_suggests_as_the_terminal_on_the_inversion_set(page):
-    """The same marks from Intl.Segmenter and jieba, on every answer of the inversion set and its controls."""
-    from tests._inversions import INVERSIONS, RIGHT  # noqa: PLC0415
+@pytest.fixture(scope="module")
+def real_bank() -> dict:
     from tests._project import REPO_SETTINGS  # noqa: PLC0415
     from verify.quiz.bank import build_bank  # noqa: PLC0415
-    from verify.quiz.scoring import suggest  # noqa: PLC0415
 
-    bank = build_bank(REPO_SETTINGS.docs_dir, html=False)
-    for qid, _index, answer in INVERSIONS + RIGHT:
-        points = bank.question(qid).key_points
-        js = page.evaluate("([a, kp]) => window.__quiz.suggest(a, kp)", [answer, [p.to_json() for p in points]])
-        assert js == [s.to_dict() for s in suggest(answer, points)], (qid, answer)
+    return build_bank(REPO_SETTINGS.docs_dir, html=False).to_json()
+
+
+def test_the_browser_finds_the_sentences_the_terminal_finds_on_the_inversion_set(page, real_bank):
+    from tests._inversions import INVERSIONS  # noqa: PLC0415
+
+    questions = {q["id"]: q for q in real_bank["questions"]}
+    _same_sentences(page, [(answer, questions[qid]["key_points"]) for qid, _i, answer in INVERSIONS])
+
+
+def test_no_mark_is_pre_selected_on_any_inverted_answer(browser, site, real_bank):
+    """The quiz page with the real questions: after each inverted answer no mark is chosen, the
+    confirm button waits for the candidate, and the answer's sentence shows under its point."""
+    from tests._inversions import INVERSIONS  # noqa: PLC0415
+    from verify.quiz.schema import KeyPoint  # noqa: PLC0415
+    from verify.quiz.scoring import shared  # noqa: PLC0415
+
+    questions = {q["id"]: q for q in real_bank["questions"]}
+
+    def with_real_questions(route):
+        response = route.fetch()
+        html = response.text()
+        bank = json.loads(re.search(r'<script type="application/json" id="quiz-bank">(.*?)</script>', html, re.S).group(1))
+        bank.update(questions=real_bank["questions"], tags=real_bank["tags"])
+        inline = json.dumps(bank, ensure_ascii=False).replace("</", "<\\/")
+        html = re.sub(r'(<script type="application/json" id="quiz-bank">).*?(</script>)',
+                      lambda m: m.group(1) + inline + m.group(2), html, flags=re.S)
+        route.fulfill(response=response, body=html)
+
+    ctx = browser.new_context(viewport={"width": 1200, "height": 900}, locale="zh-CN")
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.route(re.compile(r".*/quiz/$"), with_real_questions)
+    pg.goto(site + "/quiz/")
+    for qid, index, answer in INVERSIONS:
+        pg.get_by_role("tab", name="模拟面试").click()
+        pg.locator("select[name=question]").select_option(qid)
+        pg.get_by_role("button", name="开始模拟面试").click()
+        answer_mock(pg, answer)
+        assert nothing_marked(pg), (qid, answer)
+        n = pg.locator(".quiz-point").count()
+        assert pg.get_by_test_id("verdict").inner_text() == f"还有 {n} 个考察点没标。"
+        assert pg.get_by_role("button", name="记下自评").is_disabled()
+        shown = pg.locator(".quiz-point").nth(index).locator(".quiz-found").inner_text()
+        expected = shared(answer, KeyPoint.of(questions[qid]["key_points"][index]))
+        assert expected and shown.startswith(FIND_RULES["label"] + "："), (qid, shown)
+        assert all(f"「{s}」（含 {'、'.join(w)}）" in shown for s, w in expected), (qid, shown)
+    ctx.close()
+    assert not errors, errors
 
 
 def test_judge_items_in_the_browser_check_the_answer_as_the_terminal_does(page):
@@ -460,8 +524,8 @@ def test_judge_items_in_the_browser_check_the_answer_as_the_terminal_does(page):
         item = next(o for o in mine if o["prompt"] == prompt)
         page.get_by_role("button", name="对", exact=True).click()
         verdict = page.get_by_test_id("verdict").inner_text()
-        assert verdict == ("✓ 对了" if item["answer"] else "✗ 不对")
-        assert check(Objective.from_json(item), "对") is (verdict == "✓ 对了")
+        assert verdict == ("答对了：这句是对的" if item["answer"] else "答错了：这句是错的")
+        assert check(Objective.from_json(item), "对") is verdict.startswith("答对了")
         page.locator(".quiz-rating button.suggested").click()
     assert page.locator("h2").first.inner_text() == "本轮小结"
     for answer in ("2.5", "2.52 GiB", "2.6", "", "1,280"):

@@ -62,18 +62,26 @@ def test_mock_interview_end_to_end(env, tmp_path):
     child.sendline("")
     child.expect("更好的回答")
     child.expect("追问参考")
-    child.expect("对照考察点，给自己的回答打标记")  # the candidate judges; the matcher only pre-selects
+    child.expect("对照考察点，给自己的回答打标记")  # the candidate judges; nothing is pre-selected
+    child.expect("机器分不清一句话和它的反话")
     child.expect(r"\[1\] expand 只改 stride，不拷贝数据")
-    child.expect("回车 = 说到了")  # every keyword in a sentence, no negation
+    child.expect("你的回答里含这些词的句子：")
+    child.expect(re.escape("「expand 只改 stride，零拷贝。」（含 stride、零拷贝）"))
+    child.expect(re.escape("[1 说到了 / 2 没说到 / 3 说错了]: "))
+    assert "回车" not in child.before
+    child.sendline("")  # Enter chooses nothing
+    child.expect("请输入 1、2 或 3")
     child.sendline("9")
     child.expect("请输入 1、2 或 3")
-    child.sendline("")
+    child.sendline("1")
     child.expect("→ 说到了")
     child.expect(r"\[2\] repeat 会复制出新内存")
-    child.expect("回车 = 没说到")
-    child.sendline("")
-    child.expect("按你的标记：困难 Hard")  # one of two said: Hard, from the marks
-    child.expect("已记录：困难 Hard")
+    child.expect("你的回答里含这些词的句子：")  # 零拷贝 contains 拷贝: shown, and the candidate says what it means
+    child.expect(re.escape("「expand 只改 stride，零拷贝。」（含 拷贝）"))
+    child.expect(re.escape("[1 说到了 / 2 没说到 / 3 说错了]: "))
+    child.sendline("2")
+    child.expect("按你的标记：困难")  # one of two said: 困难 (FSRS Hard), from the marks
+    child.expect("已记录：困难，")
     child.expect("本轮小结")
     child.expect("说到了")
     child.expect("要补的考察点")
@@ -107,7 +115,7 @@ def test_corrupted_progress_moved_aside(env, tmp_path):
     child.expect("考察点")
     child.expect(r"自评 \[")
     child.sendline("1")
-    child.expect("已记录：重来 Again")
+    child.expect("已记录：重来，")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
@@ -122,7 +130,7 @@ def test_ctrl_d_keeps_rated_questions(env, tmp_path):
     child.sendline("")
     child.expect("回答追问")
     child.sendline("")
-    accept_marks(child, "第 2/2 题")
+    give_marks(child, "第 2/2 题")
     child.expect("开始作答")
     child.sendeof()
     child.expect("已退出")
@@ -152,20 +160,21 @@ def test_anki_command(env, tmp_path):
     assert child.exitstatus == 0 and out.stat().st_size > 1000
 
 
-def accept_marks(child, until: str) -> str:
-    """Press Enter at every key point (the suggestion stands) until ``until`` shows; what was shown."""
+MARK_PROMPT = re.escape("[1 说到了 / 2 没说到 / 3 说错了]: ")
+
+
+def give_marks(child, until: str, mark: str = "2") -> str:
+    """Type ``mark`` at every key point until ``until`` shows; what was shown."""
     seen = ""
-    while child.expect([until, r"（回车 = (说到了|没说到|说错了)）"]) == 1:
+    while child.expect([until, MARK_PROMPT]) == 1:
         seen += child.before + child.match.group(0)
-        child.sendline("")
+        child.sendline(mark)
     return seen + child.before
 
 
-@pytest.mark.parametrize("name, said, wrong, rating", [("good", 5, 0, "简单 Easy"), ("inverted", 0, 5, "重来 Again"),
-                                                       ("keywords", 0, 0, "重来 Again")])
-def test_good_inverted_and_keyword_answers_in_the_terminal(env, name, said, wrong, rating):
-    """The suggestions a candidate starts from: all said for the good answer, none for the inverted one
-    (each named as said wrong) or for a bare keyword list; the rating follows the marks; no percentage."""
+@pytest.mark.parametrize("name", ["good", "inverted", "keywords"])
+def test_the_marks_alone_rate_a_good_an_inverted_and_a_keyword_answer(env, tmp_path, name):
+    """Nothing is pre-selected for any of the three answers; the same marks give the same rating and coverage."""
     child = spawn(env, "mock", "-n", "1", "--tag", "stride")
     child.expect("开始作答")
     for line in samples.ANSWERS[name].splitlines():
@@ -174,14 +183,16 @@ def test_good_inverted_and_keyword_answers_in_the_terminal(env, name, said, wron
     child.expect("回答追问")
     child.sendline("")
     child.expect("对照考察点，给自己的回答打标记")
-    shown = accept_marks(child, "按你的标记：")
-    assert shown.count("回车 = 说到了") == said and shown.count("回车 = 说错了") == wrong
-    if name == "inverted":
+    shown = give_marks(child, "按你的标记：", mark="1")
+    assert shown.count("[1 说到了 / 2 没说到 / 3 说错了]: ") == 5 and "回车" not in shown
+    if name == "inverted":  # its sentence is shown as containing the words, nothing more
         flat = re.sub(r"\s+", "", shown)
-        assert "你说「expand会拷贝」，这与考察点相反" in flat
-    child.expect(re.escape(rating))
+        assert "你的回答里含这些词的句子：「expand会拷贝数据，分配一块新内存，stride和原来一样；」（含stride）" in flat
+    child.expect("简单")  # every point marked 说到了, within the time
     child.expect(pexpect.EOF)
     assert "%" not in shown
+    conn = sqlite3.connect(tmp_path / "data" / "verified-infra-interview" / "quiz.sqlite3")
+    assert conn.execute("SELECT rating, coverage FROM reviews").fetchall() == [(4, 1.0)]
 
 
 def test_a_live_countdown_while_typing(env):
@@ -200,7 +211,7 @@ def test_a_live_countdown_while_typing(env):
     child.expect("用时 0:0")
     child.expect("回答追问")
     child.sendline("")
-    accept_marks(child, "按你的标记：")
+    give_marks(child, "按你的标记：")
     child.expect(pexpect.EOF)
 
 
@@ -305,8 +316,8 @@ def test_judge_items_in_the_terminal(env, tmp_path):
         child.sendline("x")
         child.expect("请输入 1（对）或 2（错）")
         child.sendline("1")
-        child.expect(r"(✓ 对了|✗ 不对)　答案：(对|错)")
-        assert (child.match.group(1) == "✓ 对了") == (child.match.group(2) == "对")
+        child.expect(r"(答对了|答错了)：这句是(对|错)的")  # answered 对: right where the sentence is true
+        assert (child.match.group(1) == "答对了") == (child.match.group(2) == "对")
         child.expect("考察点：")
         child.expect(r"回车 = ")
         child.sendline("")

@@ -99,14 +99,14 @@ def _html(macro: str, *args: object) -> str:
 
 def backing(kp: KeyPoint, q: Question, evidence: Mapping[str, ClaimSentence]) -> list[tuple[str, str]]:
     """(sentence, where) of the question's claims that mention the point's keywords, best first."""
-    from verify.quiz.scoring import score  # noqa: PLC0415  (jieba: only when cards are made)
+    from verify.quiz.scoring import keywords_in  # noqa: PLC0415
 
     ranked = []
     for i, cid in enumerate(q.claims):
         ev = evidence.get(cid)
         if not ev:
             continue
-        hits = sum(v is not None for v in score(ev.sentence, [kp]).points[0].hits.values())
+        hits = len(keywords_in(ev.sentence, kp))
         if hits:
             ranked.append((-hits, i, ev.sentence, ev.where))
     return [(s, w) for _h, _i, s, w in sorted(ranked)[:EVIDENCE_PER_POINT]]

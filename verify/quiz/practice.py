@@ -1,9 +1,9 @@
 """A round of practice in the terminal: what is picked, the mock interview, flashcards, drills, the rating.
 
 The commands (`verify/cli/quiz.py`) read the bank and open the progress store; a round here asks,
-scores, shows the answers and records each self-rating as it is given. The first question shows
-from the front matter alone; the answers, which need the page bodies, are read in a thread
-(:class:`Answers`) while the candidate thinks, and jieba's dictionary loads in another.
+shows the answers, takes the candidate's marks and records each self-rating as it is given. The
+first question shows from the front matter alone; the answers, which need the page bodies, are
+read in a thread (:class:`Answers`) while the candidate thinks.
 """
 
 from __future__ import annotations
@@ -162,19 +162,16 @@ class Answers:
 
 def mock(store: Progress, picked: list[Question], answers: Answers, seconds: int, seed: int | None) -> None:
     """The mock interview: a timed answer, a follow-up, the answers, the candidate's marks and the rating they give."""
-    from verify.quiz import scoring  # noqa: PLC0415  (jieba is imported lazily inside)
+    from verify.quiz import scoring  # noqa: PLC0415
     from verify.quiz.progress import RATINGS as RATING_WORDS  # noqa: PLC0415
 
     rng = random.Random(seed)
-    warm = threading.Thread(target=scoring.warm_up, daemon=True)
     rows: list[Row] = []
     with _round(store, rows, mock=True):
         for i, q in enumerate(picked, 1):
             console.print(tui.header(i, len(picked), q))
             answers.start()  # the page bodies are read while the candidate thinks
             console.print(f"限时 {clock(seconds)}。用自己的话回答，空行结束。", style="bold")
-            if not warm.is_alive() and i == 1:
-                warm.start()
             start = time.monotonic()
             answer = read_answer("开始作答：", seconds, start)
             took = time.monotonic() - start
@@ -184,11 +181,10 @@ def mock(store: Progress, picked: list[Question], answers: Answers, seconds: int
             fu = rng.choice(q.follow_ups)
             console.print(Panel(fu.q, title="追问", title_align="left", border_style="magenta"))
             follow = read_answer("回答追问：")
-            warm.join()
             full = answers.of(q.id)
             tui.show_answers(full)
             console.print(Panel(fu.a, title="追问参考", title_align="left", border_style="magenta"))
-            marks = tui.assess(scoring.suggest(answer + "\n" + follow, full.key_points))
+            marks = tui.assess(answer + "\n" + follow, full.key_points)
             rating = scoring.rating(marks, over_time=over)
             console.print(f"按你的标记：{RATING_WORDS[rating]}" + ("（超时了，全部说到也只记「良好」）" if over else ""),
                           style="bold", markup=False)
@@ -240,6 +236,14 @@ def drills(store: Progress, picked: list[Drill]) -> None:
             rows.append(Row(f"{d.title} · {d.claim}", d.page_url or d.url, rating))
 
 
+def objective_feedback(item: Objective, right: bool) -> str:
+    """What a checked 判断题 or 计算题 says: whether the candidate was right, then the answer."""
+    said = "答对了" if right else "答错了"
+    if item.kind == "judge":
+        return f"{said}：这句是{item.answer_text}的"
+    return f"{said}：答案{'' if right else '是'} {item.answer_text}（允许 ±{item.tolerance:.1%}）"
+
+
 def objective(store: Progress, picked: list[Objective]) -> None:
     """判断与计算: a statement to call right or wrong, or a number to compute; checked, then the self-rating."""
     from verify.quiz.objective import check  # noqa: PLC0415
@@ -258,9 +262,7 @@ def objective(store: Progress, picked: list[Objective]) -> None:
             else:
                 answer = input(f"你的答案（{item.unit}）：").strip()
             right = check(item, answer)
-            tolerance = "" if judge else f"（允许 ±{item.tolerance:.1%}）"
-            console.print(("✓ 对了" if right else "✗ 不对") + f"　答案：{item.answer_text}{tolerance}",
-                          style="green" if right else "red", markup=False)
+            console.print(objective_feedback(item, right), style="green" if right else "red", markup=False)
             console.print(("考察点：" if judge else "公式：") + item.explain, markup=False)
             if not judge:
                 console.print(f"这个公式由论断 {item.claim} 在构建时核对过。", style="dim", markup=False)

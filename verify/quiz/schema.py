@@ -317,12 +317,20 @@ def _progress_rules() -> dict[str, Any]:
     return browser_rules()
 
 
+def _find_rules() -> dict[str, Any]:
+    from verify.quiz.scoring import FIND_RULES  # noqa: PLC0415  (scoring imports this module)
+
+    return FIND_RULES
+
+
 @dataclass(frozen=True)
 class Bank(_Record):
     """The question bank: ``quiz.json``, the quiz fence, the terminal quiz and the deck read it.
 
     ``progress_rules`` is the progress file's schema (:func:`verify.quiz.progress_file.browser_rules`):
     the browser quiz checks an imported file, and what it keeps in localStorage, against it.
+    ``find_rules`` are :data:`verify.quiz.scoring.FIND_RULES`: how the browser finds the sentences of
+    an answer that contain a key point's words, and the words it shows beside them.
     """
 
     questions: tuple[Question, ...]
@@ -334,6 +342,7 @@ class Bank(_Record):
     site_url: str | None = None
     version: int = BANK_VERSION
     progress_rules: dict[str, Any] = field(default_factory=_progress_rules)  # made here, never read from a file
+    find_rules: dict[str, Any] = field(default_factory=_find_rules)  # likewise
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Bank:

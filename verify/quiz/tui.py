@@ -1,5 +1,5 @@
-"""What the terminal quiz draws and reads: question headers, the score beside the self-rating, folded
-answers, links, drills; and an answer typed under a live countdown.
+"""What the terminal quiz draws and reads: question headers, the candidate's marks of each key point,
+folded answers, links, drills; and an answer typed under a live countdown.
 
 Only rich is imported at module level; Markdown (markdown-it) and Syntax (pygments) on first use.
 
@@ -17,6 +17,7 @@ import os
 import re
 import sys
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.console import Console, Group
@@ -24,12 +25,9 @@ from rich.panel import Panel
 from rich.text import Text
 
 if TYPE_CHECKING:
-    from verify.quiz.schema import Drill, Question
-    from verify.quiz.scoring import Suggestion
+    from verify.quiz.schema import Drill, KeyPoint, Question
 
 console = Console(highlight=False)
-HINT = ("逐条对照参考答案判断：说到了、没说到，还是说错了。预选只是按关键词给的建议：每个关键词都出现在句子里、"
-        "句中没有否定、没有题目没说的比较（更多、更少……）、也没说反时才预选「说到了」，说了与考察点相反的话预选「说错了」。机器判断不了自由回答，以你的判断为准。")
 MARK_STYLE = {"said": "green", "missed": "yellow", "wrong": "red"}
 
 
@@ -48,29 +46,29 @@ def link(page_url: str | None, url: str, file: str, label: str = "页面与证�
                       style="dim", markup=False)
 
 
-def assess(suggestions: list[Suggestion], ask: bool = True) -> list[str]:
-    """The candidate marks each key point 说到了 / 没说到 / 说错了, the matcher's suggestion as the default."""
-    from verify.quiz.scoring import MARKS  # noqa: PLC0415
+def assess(answer: str, key_points: Sequence[KeyPoint]) -> list[str]:
+    """The candidate marks each key point 说到了 / 没说到 / 说错了; nothing is chosen for them.
+
+    Beside each point: the sentences of ``answer`` that contain one of its words, said to be only that.
+    """
+    from verify.quiz.scoring import FIND_RULES, MARKS, shared, words  # noqa: PLC0415
 
     keys = list(MARKS)
+    choices = " / ".join(f"{i} {MARKS[k]}" for i, k in enumerate(keys, 1))
     console.print("对照考察点，给自己的回答打标记", style="bold")
-    console.print(HINT, style="dim", markup=False)
+    console.print(FIND_RULES["why"], style="dim", markup=False)
     marks = []
-    for n, sug in enumerate(suggestions, 1):
-        console.print(Text.assemble((f"[{n}] ", "bold"), sug.point))
-        if sug.mark == "wrong":
-            console.print(Text(f"    你说「{sug.said}」，这与考察点相反（{sug.statement}）。", style="red"))
-        elif sug.negated:
-            console.print(Text(f"    这句有否定或比较，机器看不出方向，没有预选「说到了」：「{sug.negated}」", style="yellow"))
-        default = keys.index(sug.mark) + 1
-        choices = " / ".join(f"{i} {MARKS[k]}" for i, k in enumerate(keys, 1))
-        while ask:
-            raw = input(f"    [{choices}]（回车 = {MARKS[sug.mark]}）: ").strip() or str(default)
-            if raw in ("1", "2", "3"):
-                break
-            console.print("    请输入 1、2 或 3。", style="yellow")
+    for n, kp in enumerate(key_points, 1):
+        console.print(Text.assemble((f"[{n}] ", "bold"), kp.point))
+        found = shared(answer, kp)
+        if found:
+            console.print(f"    {FIND_RULES['label']}：", style="dim", markup=False)
+            for sentence, said in found:
+                console.print(f"      「{sentence}」（含 {'、'.join(said)}）", markup=False)
         else:
-            raw = str(default)
+            console.print(f"    {FIND_RULES['none']}（{'、'.join(words(kp))}）。", style="dim", markup=False)
+        while (raw := input(f"    [{choices}]: ").strip()) not in ("1", "2", "3"):
+            console.print("    请输入 1、2 或 3。", style="yellow")
         mark = keys[int(raw) - 1]
         console.print(Text(f"    → {MARKS[mark]}", style=MARK_STYLE[mark]))
         marks.append(mark)

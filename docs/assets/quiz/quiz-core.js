@@ -1,35 +1,25 @@
-/* 模拟面试的规则（无 DOM）：考察点打分、预测输出的判定、进度文件的校验与合并。
+/* 模拟面试的规则（无 DOM）：找出回答里含考察点词语的句子、由标记得出的自评、预测输出的判定、进度文件的校验与合并。
  *
  * The same rules as verify/quiz/scoring.py, verify/quiz/drills.py and verify/quiz/progress_file.py
- * (the tests compare them on the same answers); Chinese is segmented with Intl.Segmenter where the
- * terminal uses jieba. Exposed as window.QuizCore.
+ * (the tests compare them on the same answers). Exposed as window.QuizCore.
  */
 (function () {
   "use strict";
 
-  // ---- scoring -------------------------------------------------------------------------------
-  var WORD = /[0-9a-z_]/;
-  var CJK = /[\u3400-\u9fff\uf900-\ufaff]/;
-  var NEGATIONS = "不没未无非别";
-  var CLAUSE_BREAKS = "，,。；;！!？?：:、\n";
-  var LIST_SHARE = 0.2, LIST_WEIGHT = 0.5;
-  var segmenter = (typeof Intl !== "undefined" && Intl.Segmenter) ? new Intl.Segmenter("zh", { granularity: "word" }) : null;
-
-  function normalize(s) { return String(s).normalize("NFKC").toLowerCase(); }
-  function isWord(ch) { return WORD.test(ch); }
-  function boundaries(text) {
-    var b = new Set([0, text.length]);
-    if (!segmenter) { for (var i = 0; i <= text.length; i++) b.add(i); return b; }
-    for (const seg of segmenter.segment(text)) {
-      b.add(seg.index); b.add(seg.index + seg.segment.length);
-      // a long Chinese word is usually a compound (共享内存): its inner positions count too,
-      // as jieba's search mode yields the shorter words inside it
-      if (seg.segment.length >= 3 && CJK.test(seg.segment)) {
-        for (var k = 1; k < seg.segment.length; k++) b.add(seg.index + k);
-      }
-    }
-    return b;
+  // ---- the candidate marks each key point; the page only finds sentences ------------------------
+  // The rules are verify.quiz.scoring.FIND_RULES, carried in the bank (find_rules): nothing is
+  // pre-selected, since a keyword rule cannot tell a sentence from its inversion.
+  var FIND = null, SENTENCE = null, WORD = null;
+  /** Take the rules the bank carries (quiz-ui.js does, before anything is shown). */
+  function setFindRules(rules) {
+    FIND = rules || null;
+    SENTENCE = FIND && new RegExp(FIND.sentence, "g");
+    WORD = FIND && new RegExp("^" + FIND.word + "$");
+    api.MARKS = FIND ? FIND.marks : {};
+    api.FIND = FIND;
   }
+  function normalize(s) { return String(s).normalize("NFKC").toLowerCase(); }
+  function isWord(ch) { return ch !== undefined && WORD.test(ch); }
   function pattern(v) {
     var parts = [], prev = "";
     for (const ch of v) {
@@ -40,222 +30,45 @@
     }
     return new RegExp(parts.join(""), "g");
   }
-  function negated(text, start) {
-    var seen = 0;
-    for (var i = start - 1; i >= 0 && seen < 2; i--) {
-      var ch = text[i];
-      if (CLAUSE_BREAKS.indexOf(ch) >= 0) return false;
-      if (!/\s/.test(ch)) { if (NEGATIONS.indexOf(ch) >= 0) return true; seen++; }
+  /** Whether ``word`` occurs in the normalised ``text`` (scoring.py: occurs). */
+  function occurs(word, text) {
+    var w = normalize(word).trim(), m;
+    if (!w) return false;
+    var re = pattern(w), plural = FIND.plural;
+    while ((m = re.exec(text)) !== null) {
+      var s = m.index, e = s + m[0].length;
+      var left = !isWord(w[0]) || s === 0 || !isWord(text[s - 1]);
+      var right = !isWord(w[w.length - 1]) || e === text.length || !isWord(text[e]) ||
+        (text[e] === plural && (e + 1 === text.length || !isWord(text[e + 1])));
+      if (left && right) return true;
+      re.lastIndex = s + 1;
     }
     return false;
   }
-  function spans(variant, text, bounds, guard) {
-    var v = normalize(variant).trim(), out = [];
-    if (!v) return out;
-    var re = pattern(v), m;
-    while ((m = re.exec(text)) !== null) {
-      var s = m.index, e = s + m[0].length;
-      if (m[0].length === 0) { re.lastIndex++; continue; }
-      var left = isWord(v[0]) ? (s === 0 || !isWord(text[s - 1])) : bounds.has(s);
-      var right = !isWord(v[v.length - 1]) ||
-        (e === text.length || !isWord(text[e]) || (text[e] === "s" && (e + 1 === text.length || !isWord(text[e + 1]))));
-      if (left && right && (guard === false || NEGATIONS.indexOf(v[0]) >= 0 || !negated(text, s))) out.push([s, e]);
-      re.lastIndex = s + 1;
-    }
+  /** The point's words: each keyword, then its synonyms; each once (scoring.py: words). */
+  function words(kp) {
+    var out = [];
+    kp.keywords.forEach(function (kw) {
+      [kw].concat((kp.synonyms || {})[kw] || []).forEach(function (v) { if (out.indexOf(v) < 0) out.push(v); });
+    });
     return out;
   }
-  function clauses(text) {
-    var out = [], start = 0;
-    for (var i = 0; i < text.length; i++) {
-      if (CLAUSE_BREAKS.indexOf(text[i]) >= 0) { if (i > start) out.push([start, i]); start = i + 1; }
-    }
-    if (text.length > start) out.push([start, text.length]);
+  /** The answer's sentences as typed, trimmed, each once (scoring.py: sentences). */
+  function sentences(answer) {
+    var out = [];
+    (String(answer).match(SENTENCE) || []).forEach(function (s) { s = s.trim(); if (s && out.indexOf(s) < 0) out.push(s); });
     return out;
   }
-  var QUOTES = { "“": "”", "「": "」", "『": "』", "‘": "’", '"': '"' };
-  function quoted(text) {
-    var out = [], start = 0, close = null;
-    for (var i = 0; i < text.length; i++) {
-      var ch = text[i];
-      if (close === null && QUOTES[ch]) { start = i; close = QUOTES[ch]; } else if (close !== null && ch === close) { out.push([start, i + 1]); close = null; }
-    }
-    if (close !== null) out.push([start, text.length]);
+  /** [sentence, the point's words in it] for each sentence that contains one (scoring.py: shared). */
+  function shared(answer, kp) {
+    if (!FIND) return [];
+    var out = [];
+    sentences(answer).forEach(function (s) {
+      var norm = normalize(s);
+      var found = words(kp).filter(function (w) { return occurs(w, norm); });
+      if (found.length) out.push([s, found]);
+    });
     return out;
-  }
-  /** A part of a contradicts statement and what else says it: every variant of the keyword it is. */
-  function paraphrases(part, kp) {
-    if (!kp) return [part];
-    for (var i = 0; i < kp.keywords.length; i++) {
-      var vs = variantsOf(kp, kp.keywords[i]).map(function (v) { return normalize(v).trim(); });
-      if (vs.indexOf(part) >= 0) return [part].concat(vs).filter(function (v, j, a) { return a.indexOf(v) === j; });
-    }
-    return [part];
-  }
-  function contradiction(statement, text, bounds, kp) {
-    var parts = normalize(statement).trim().split(/\s+/).filter(Boolean);
-    if (!parts.length) return null;
-    // the first part must not be negated; the others may follow the statement's own negation
-    // (「print 不会 断图」), but no negation may stand between two parts
-    var quotes = quoted(text), found = {};
-    parts.forEach(function (p, k) {
-      var key = (k === 0) + "|" + p;
-      if (found[key]) return;
-      var all = [];
-      paraphrases(p, kp).forEach(function (alt) {
-        spans(alt, text, bounds, k === 0).forEach(function (sp) {
-          if (!quotes.some(function (q) { return q[0] <= sp[0] && sp[0] < q[1]; })) all.push(sp);
-        });
-      });
-      all.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
-      found[key] = all;
-    });
-    var cl = clauses(text);
-    for (var c = 0; c < cl.length; c++) {
-      var pos = cl[c][0], ce = cl[c][1], first = null, ok = true;
-      for (var k = 0; k < parts.length; k++) {
-        var hit = found[(k === 0) + "|" + parts[k]].find(function (sp) { return sp[0] >= pos && sp[1] <= ce; });
-        if (!hit) { ok = false; break; }
-        if (first !== null) {
-          var gap = text.slice(pos, hit[0]);
-          if (Array.from(gap).some(function (ch) { return NEGATIONS.indexOf(ch) >= 0; })) { ok = false; break; }
-        }
-        if (first === null) first = hit[0];
-        pos = hit[1];
-      }
-      if (ok) return [first === null ? cl[c][0] : first, pos];
-    }
-    return null;
-  }
-  function units(s) { return (s.match(/[\u3400-\u9fff\uf900-\ufaff]|[0-9a-z_]+/g) || []).length; }
-  function listSentences(text, covered) {
-    var out = [], re = /[^。！？!?；;\n]+/g, m;
-    while ((m = re.exec(text)) !== null) {
-      var s = m.index, e = s + m[0].length, total = units(m[0]);
-      if (!total) continue;
-      var chars = Array.from({ length: e - s }, function (_, i) { return text[s + i]; });
-      covered.forEach(function (c) { for (var i = Math.max(c[0], s); i < Math.min(c[1], e); i++) chars[i - s] = " "; });
-      if (units(chars.join("")) < LIST_SHARE * total) out.push([s, e]);
-    }
-    return out;
-  }
-  function variantsOf(kp, kw) { return [kw].concat((kp.synonyms || {})[kw] || []); }
-
-  function slice(answer, text, where) {
-    return text.length === answer.length ? answer.slice(where[0], where[1]) : text.slice(where[0], where[1]);
-  }
-  /** An answer read against key points: text, boundaries, keyword places (shadowed ones left out), lists. */
-  function read(answer, keyPoints) {
-    var text = normalize(answer);
-    var bounds = boundaries(text);
-    var found = [];  // [start, end, keyword, variant] over every key point
-    keyPoints.forEach(function (kp) {
-      kp.keywords.forEach(function (kw) {
-        variantsOf(kp, kw).forEach(function (v) {
-          spans(v, text, bounds).forEach(function (sp) { found.push([sp[0], sp[1], kw, v]); });
-        });
-      });
-    });
-    // a longer variant ending at the same place adds a prefix, in Chinese usually a negation (零拷贝)
-    var kept = found.filter(function (f) { return !found.some(function (g) { return g[0] < f[0] && g[1] === f[1]; }); });
-    var lists = listSentences(text, found.map(function (f) { return [f[0], f[1]]; }));
-    return {
-      answer: answer, text: text, bounds: bounds, found: kept,
-      places: function (kw, v) { return kept.filter(function (f) { return f[2] === kw && f[3] === v; }); },
-      inList: function (pos) { return lists.some(function (l) { return l[0] <= pos && pos < l[1]; }); },
-      contradicted: function (kp) {
-        var said = null;
-        (kp.contradicts || []).some(function (st) {
-          var where = contradiction(st, text, bounds, kp);
-          if (where) said = { statement: st, said: slice(answer, text, where) };
-          return !!where;
-        });
-        return said;
-      }
-    };
-  }
-
-  /** The same result as verify.quiz.scoring.score(answer, key_points).to_dict(), plus fractions. */
-  function score(answer, keyPoints) {
-    var r = read(answer, keyPoints);
-    var points = keyPoints.map(function (kp) {
-      var hits = {}, weights = {}, sum = 0;
-      kp.keywords.forEach(function (kw) {
-        hits[kw] = null; weights[kw] = 0;
-        variantsOf(kp, kw).forEach(function (v) {
-          var places = r.places(kw, v);
-          if (places.length && hits[kw] === null) hits[kw] = v;
-          places.forEach(function (f) { weights[kw] = Math.max(weights[kw], r.inList(f[0]) ? LIST_WEIGHT : 1); });
-        });
-        sum += weights[kw];
-      });
-      var said = r.contradicted(kp);
-      var fraction = said ? 0 : sum / kp.keywords.length;
-      var listed = kp.keywords.filter(function (k) { return weights[k] > 0 && weights[k] < 1; });
-      var status = said ? "contradicted" : (fraction === 1 ? "covered" : (fraction > 0 ? "partial" : "missed"));
-      return { point: kp.point, hits: hits, fraction: fraction, status: status, listed: listed, contradicted: said };
-    });
-    var coverage = points.length ? points.reduce(function (a, p) { return a + p.fraction; }, 0) / points.length : 0;
-    return { coverage: coverage, points: points };
-  }
-
-  // ---- the candidate judges: a suggested mark per key point (verify/quiz/scoring.py: suggest) ------
-  var MARKS = { said: "说到了", missed: "没说到", wrong: "说错了" };
-  var DENIALS = NEGATIONS + "错假";
-  var NOT_NEGATING = ["非常", "不仅", "无论", "不断", "假设", "假定", "交错", "错位", "报错", "出错", "容错"];
-  var GENERIC = "有是用需要会能必";
-  var DIRECTIONS = "多少大小高低快慢粗细增减";
-  var NOT_DIRECTIONS = ["大小", "多少", "多个", "很多", "许多", "大多", "最大值", "最小值"];
-  function ownNegations(point) {
-    var t = normalize(point), out = [];
-    for (var i = 0; i < t.length - 1; i++) {
-      if (NEGATIONS.indexOf(t[i]) >= 0 && t[i + 1].trim() && GENERIC.indexOf(t[i + 1]) < 0 &&
-          out.indexOf(t.slice(i, i + 2)) < 0) out.push(t.slice(i, i + 2));
-    }
-    return out.sort();
-  }
-  /** The clause with blanks where a keyword stands, where ``words`` stand and where it asks A-not-A
-   *  (有没有, 报不报错), each found in the clause as written (scoring.py: _masked). */
-  function masked(text, cs, ce, covered, words) {
-    var raw = text.slice(cs, ce), chars = raw.split(""), spans = [], m;
-    var re = /(\S)[不没]\1/gu;
-    while ((m = re.exec(raw)) !== null) spans.push([m.index, m.index + m[0].length]);
-    words.forEach(function (w) {
-      for (var i = raw.indexOf(w); i >= 0; i = raw.indexOf(w, i + w.length)) spans.push([i, i + w.length]);
-    });
-    covered.forEach(function (c) { if (c[0] < ce && c[1] > cs) spans.push([Math.max(c[0], cs) - cs, Math.min(c[1], ce) - cs]); });
-    spans.forEach(function (sp) { for (var i = sp[0]; i < sp[1]; i++) chars[i] = " "; });
-    return chars.join("");
-  }
-  /** Whether the clause denies, or compares in a direction the point does not name (scoring.py: _negation). */
-  function negationIn(text, cs, ce, covered, allowed, point) {
-    var clause = masked(text, cs, ce, covered, NOT_NEGATING.concat(allowed));
-    if (Array.from(clause).some(function (ch) { return DENIALS.indexOf(ch) >= 0; })) return true;
-    var named = normalize(point);
-    clause = masked(text, cs, ce, covered, NOT_DIRECTIONS);
-    return Array.from(clause).some(function (ch) { return DIRECTIONS.indexOf(ch) >= 0 && named.indexOf(ch) < 0; });
-  }
-  /** The same suggestions as verify.quiz.scoring.suggest: "said" only where every keyword stands in a
-   *  sentence whose clause has no negation and nothing says the opposite. */
-  function suggest(answer, keyPoints) {
-    var r = read(answer, keyPoints), cl = clauses(r.text);
-    var covered = r.found.map(function (f) { return [f[0], f[1]]; });
-    function clauseOf(pos) { return cl.find(function (c) { return c[0] <= pos && pos < c[1]; }) || [pos, pos]; }
-    return keyPoints.map(function (kp) {
-      var wrong = r.contradicted(kp);
-      if (wrong) return { point: kp.point, mark: "wrong", said: wrong.said, statement: wrong.statement, negated: "" };
-      var plain = 0, negated = "", own = ownNegations(kp.point);
-      kp.keywords.forEach(function (kw) {
-        var places = [];
-        variantsOf(kp, kw).forEach(function (v) {
-          r.places(kw, v).forEach(function (f) { if (!r.inList(f[0])) places.push(f[0]); });
-        });
-        var free = places.filter(function (p) { var c = clauseOf(p); return !negationIn(r.text, c[0], c[1], covered, own, kp.point); });
-        if (free.length) plain++;
-        else if (places.length && !negated) { var c = clauseOf(places[0]); negated = slice(answer, r.text, c).trim(); }
-      });
-      var mark = kp.keywords.length && plain === kp.keywords.length ? "said" : "missed";
-      return { point: kp.point, mark: mark, said: "", statement: "", negated: mark === "said" ? "" : negated };
-    });
   }
   /** The FSRS rating a question's marks give (verify/quiz/scoring.py: rating). */
   function rating(marks, overTime) {
@@ -479,7 +292,8 @@
     return out;
   }
 
-  var api = { normalize: normalize, score: score, suggest: suggest, rating: rating, MARKS: MARKS,
+  var api = { normalize: normalize, shared: shared, words: words, rating: rating, setFindRules: setFindRules,
+              MARKS: {}, FIND: null,
               checkObjective: checkObjective, normalizeValue: normalizeValue, checkDrill: checkDrill,
               setProgressRules: setProgressRules, validateProgress: validateProgress, readProgress: readProgress,
               mergeProgress: mergeProgress, MAX_BYTES: 0 };

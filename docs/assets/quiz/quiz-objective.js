@@ -34,6 +34,13 @@
     view.appendChild(form);
   }
 
+  /** Whether the candidate was right, then the answer (verify/quiz/practice.py: objective_feedback). */
+  function feedback(o, right) {
+    var said = right ? "答对了" : "答错了";
+    if (o.kind === "judge") return said + "：这句是" + o.answer_text + "的";
+    return said + "：答案" + (right ? "" : "是") + " " + o.answer_text + "（允许 ±" + (o.tolerance * 100).toFixed(1) + "%）";
+  }
+
   function step(session) {
     var o = session.list[session.i], view = U.view;
     U.clear(view); U.say("");
@@ -62,10 +69,8 @@
     function reveal() {
       var right = Core.checkObjective(o, given);
       Array.prototype.forEach.call(form.querySelectorAll("input, button"), function (x) { x.disabled = true; });
-      var tol = judge ? "" : "（允许 ±" + Math.round(o.tolerance * 1000) / 10 + "%）";
       view.appendChild(el("section", { cls: "quiz-reveal quiz-drill-result " + (right ? "right" : "wrong") },
-        el("h3", { cls: "quiz-verdict", "data-testid": "verdict", text: right ? "✓ 对了" : "✗ 不对" }),
-        el("p", {}, el("strong", { text: "答案：" }), o.answer_text + tol),
+        el("h3", { cls: "quiz-verdict", "data-testid": "verdict", text: feedback(o, right) }),
         el("p", {}, el("strong", { text: judge ? "考察点：" : "公式：" }), U.codeText(o.explain)),
         judge ? null : el("p", { cls: "quiz-where", text: "这个公式由论断 " + o.claim + " 在构建时核对过。" }),
         el("p", { cls: "quiz-links" }, el("a", { href: U.href(o.page_url || o.url), text: "打开题目页面" }))));

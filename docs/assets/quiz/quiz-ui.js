@@ -15,8 +15,6 @@
     { grade: 4, label: "简单", en: "Easy" },
   ];
   var STATE_NAMES = ["新卡", "学习中", "复习", "重学"];
-  var HINT = "逐条对照参考答案判断：说到了、没说到，还是说错了。预选只是按关键词给的建议：每个关键词都出现在句子里、" +
-    "句中没有否定、没有题目没说的比较（更多、更少……）、也没说反时才预选「说到了」，说了与考察点相反的话预选「说错了」。机器判断不了自由回答，以你的判断为准。";
 
   function el(tag, attrs) {
     var node = document.createElement(tag);
@@ -78,6 +76,7 @@
   var scheduler = F.fsrs({ enable_fuzz: false });
   var Core = window.QuizCore;
   Core.setProgressRules(bank.progress_rules);  // the progress file's schema, from verify/quiz/progress_file.py
+  Core.setFindRules(bank.find_rules);  // how a key point's words are found in an answer, from verify/quiz/scoring.py
   function emptyProgress() { return { version: 1, cards: {}, log: [] }; }
   function load() {
     var raw = window.localStorage.getItem(STORE_KEY);
@@ -167,5 +166,5 @@
                     bank: bank, byId: byId, href: href, state: state, save: save, emptyProgress: emptyProgress,
                     cardOf: cardOf, isDue: isDue, rate: rate, pick: pick, ratingBar: ratingBar, previewDue: previewDue,
                     checkedRating: checkedRating,
-                    RATINGS: RATINGS, STATE_NAMES: STATE_NAMES, HINT: HINT, views: {} };
+                    RATINGS: RATINGS, STATE_NAMES: STATE_NAMES, views: {} };
 })();

@@ -1,4 +1,4 @@
-/* 模拟面试 / 闪卡（入口）：选题、计时作答、追问、考察点提示分、参考答案、自评；标签页在这里切换。
+/* 模拟面试 / 闪卡（入口）：选题、计时作答、追问、参考答案、逐条标记考察点、自评；标签页在这里切换。
  *
  * The drill tab is quiz-drill.js, the progress tab quiz-progress.js; shared state and helpers are
  * QuizUI (quiz-ui.js), the rules QuizCore (quiz-core.js). Plain JavaScript, no network.
@@ -124,9 +124,8 @@
     reply.focus();
     reveal.addEventListener("click", function () {
       reply.readOnly = true; reveal.disabled = true;
-      var suggestions = Core.suggest(answer + "\n" + reply.value, q.key_points);
       view.appendChild(revealView(q, fu));
-      view.appendChild(assessView(q, suggestions, took > session.seconds, function (marks, grade) {
+      view.appendChild(assessView(q, answer + "\n" + reply.value, took > session.seconds, function (marks, grade) {
         session.rows.push({ q: q, marks: marks, seconds: took, grade: grade });
         var said = marks.filter(function (m) { return m === "said"; }).length;
         U.rate(q.id, grade, { coverage: Math.round(said / marks.length * 1000) / 1000, seconds: Math.round(took) });
@@ -156,51 +155,61 @@
 
   var MARK_ORDER = ["said", "missed", "wrong"];
 
-  /** One key point to mark 说到了 / 没说到 / 说错了, the matcher's suggestion pre-selected and said why. */
-  function markItem(sug, onChange) {
-    var li = el("li", { cls: "quiz-point", "data-mark": sug.mark, "data-suggested": sug.mark });
-    var group = el("span", { cls: "quiz-marks", role: "radiogroup", "aria-label": "这一点：" + sug.point });
+  /** One key point to mark 说到了 / 没说到 / 说错了, none chosen; below it the answer's sentences that
+   *  contain the point's words, said to be only that (QuizCore.shared). */
+  function markItem(kp, answer, onChange) {
+    var li = el("li", { cls: "quiz-point" });
+    var group = el("span", { cls: "quiz-marks", role: "radiogroup", "aria-label": "这一点：" + kp.point });
     MARK_ORDER.forEach(function (m) {
-      group.appendChild(el("button", { type: "button", role: "radio", cls: "quiz-mark mark-" + m, "data-mark": m,
-        "aria-checked": String(m === sug.mark), text: Core.MARKS[m],
+      group.appendChild(el("button", { type: "button", role: "radio", cls: "quiz-mark", "data-mark": m,
+        "aria-checked": "false", text: Core.MARKS[m],
         onclick: function () {
           li.dataset.mark = m;
           Array.prototype.forEach.call(group.children, function (b) { b.setAttribute("aria-checked", String(b.dataset.mark === m)); });
           onChange();
         } }));
     });
-    li.append(group, el("span", { cls: "text", text: sug.point }));
-    if (sug.mark === "wrong") {
-      li.appendChild(el("span", { cls: "kw mistake", text: "你说「" + sug.said + "」，这与考察点相反（" + sug.statement + "）。" }));
-    } else if (sug.negated) {
-      li.appendChild(el("span", { cls: "kw", text: "这句有否定或比较，机器看不出方向，没有预选「说到了」：「" + sug.negated + "」" }));
+    li.append(group, el("span", { cls: "text", text: kp.point }));
+    var found = Core.shared(answer, kp);
+    if (found.length) {
+      li.appendChild(el("div", { cls: "quiz-found" }, el("span", { cls: "quiz-found-label", text: Core.FIND.label + "：" }),
+        el("ul", {}, ...found.map(function (f) {
+          return el("li", {}, el("span", { cls: "quiz-found-sentence", text: "「" + f[0] + "」" }), el("span", { cls: "quiz-found-words", text: "（含 " + f[1].join("、") + "）" }));
+        }))));
+    } else {
+      li.appendChild(el("div", { cls: "quiz-found none", text: Core.FIND.none + "（" + Core.words(kp).join("、") + "）。" }));
     }
     return li;
   }
 
-  /** The candidate marks each key point; the rating follows from the marks (QuizCore.rating). */
-  function assessView(q, suggestions, overTime, done) {
+  /** The candidate marks each key point; the rating follows from the marks alone (QuizCore.rating). */
+  function assessView(q, answer, overTime, done) {
     var items = [];
     var verdict = el("p", { cls: "quiz-verdict", "data-testid": "verdict" });
     var confirm = el("button", { type: "button", cls: "md-button md-button--primary", text: "记下自评" });
     function marks() { return items.map(function (li) { return li.dataset.mark; }); }
     function update() {
+      var left = marks().filter(function (m) { return !m; }).length;
+      confirm.disabled = left > 0;
+      if (left) { verdict.textContent = "还有 " + left + " 个考察点没标。"; return null; }
       var grade = Core.rating(marks(), overTime), r = U.RATINGS[grade - 1];
       var due = U.previewDue(q.id, grade);
       verdict.textContent = "按你的标记：" + r.label + "（" + r.en + "），下次复习在 " + U.fmtDue(due) + "后" +
         (overTime ? "；超时了，全部说到也只记「良好」" : "");
       return grade;
     }
-    suggestions.forEach(function (sug) { items.push(markItem(sug, update)); });
+    q.key_points.forEach(function (kp) { items.push(markItem(kp, answer, update)); });
     confirm.addEventListener("click", function () {
+      var grade = update();
+      if (grade === null) return;
       confirm.disabled = true;
       view.querySelectorAll(".quiz-mark").forEach(function (b) { b.disabled = true; });
-      done(marks(), update());
+      done(marks(), grade);
     });
     update();
     return el("section", { cls: "quiz-assess" },
       el("h3", { "data-testid": "assess", text: "对照考察点，给自己的回答打标记" }),
-      el("p", { cls: "quiz-hint", text: U.HINT }),
+      el("p", { cls: "quiz-hint", text: Core.FIND.why }),
       el("ol", { cls: "quiz-points" }, ...items), verdict, confirm);
   }
 
@@ -274,7 +283,7 @@
     });
   }
 
-  window.__quiz = { score: Core.score, suggest: Core.suggest, rating: Core.rating, checkObjective: Core.checkObjective,
+  window.__quiz = { shared: Core.shared, rating: Core.rating, checkObjective: Core.checkObjective,
                     validateProgress: Core.validateProgress, checkDrill: Core.checkDrill,
                     normalizeValue: Core.normalizeValue };  // for the browser tests
   show("mock");
