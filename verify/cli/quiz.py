@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from verify.cli.common import RootOpt, settings_for
+from verify.cli import zh
+from verify.cli.common import settings_for
 from verify.quiz import practice
 from verify.quiz.tui import console
 
@@ -29,39 +29,22 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("verify.quiz")
 quiz_app = typer.Typer(help="模拟面试、闪卡和预测输出练习（终端），进度文件的导入导出，以及 Anki 牌组。",
-                       no_args_is_help=True, add_completion=False)
+                       cls=zh.Group, no_args_is_help=True, add_completion=False,
+                       context_settings={"help_option_names": ["--help", "-h"]})
 
-NOpt = Annotated[int, typer.Option("--n", "-n", help="练几道")]
-TagOpt = Annotated[list[str], typer.Option("--tag", help="只练带这个标签的题（可重复）")]
-DiffOpt = Annotated[str | None, typer.Option("--difficulty", help="难度：一个数或一段，如 2、1-3")]
+NOpt = Annotated[int, typer.Option("--n", "-n", metavar="<题数>", help="练几道")]
+TagOpt = Annotated[list[str], typer.Option("--tag", metavar="<标签>", help="只练带这个标签的题（可重复）")]
+DiffOpt = Annotated[str | None, typer.Option("--difficulty", metavar="<难度>", help="难度：一个数或一段，如 2、1-3")]
 DueOpt = Annotated[bool, typer.Option("--due", help="只练到期该复习的")]
-DbOpt = Annotated[Path | None, typer.Option("--db", help="进度数据库（默认在用户数据目录下）")]
-SeedOpt = Annotated[int | None, typer.Option("--seed", help="随机种子，让顺序可重复")]
-UrlOpt = Annotated[str | None, typer.Option("--site-url", help="站点地址，让链接成为完整网址（默认读 mkdocs.yml 的 site_url）")]
-FileArg = Annotated[Path, typer.Argument(help="进度文件（JSON，和网页上「导出进度」的格式相同）")]
-
-
-def _chinese_help() -> None:
-    """Chinese titles and help for ``--help`` (imported only when help is asked for: not on the start path)."""
-    import typer.rich_utils as ru  # noqa: PLC0415
-
-    ru.OPTIONS_PANEL_TITLE, ru.COMMANDS_PANEL_TITLE, ru.ARGUMENTS_PANEL_TITLE = "选项", "命令", "参数"
-    core = getattr(typer, "core", None)
-    command = getattr(core, "TyperCommand", None)
-    for cls in {c for c in (command, getattr(core, "TyperGroup", None)) if c is not None}:
-        original = cls.get_help_option
-
-        def get_help_option(self, ctx, _original=original):  # type: ignore[no-untyped-def]
-            option = _original(self, ctx)
-            if option is not None:
-                option.help = "显示这段帮助并退出。"
-            return option
-
-        cls.get_help_option = get_help_option
-
-
-if "--help" in sys.argv or "-h" in sys.argv:
-    _chinese_help()
+DbOpt = Annotated[Path | None, typer.Option("--db", metavar="<文件>", help="进度数据库（默认在用户数据目录下）")]
+SeedOpt = Annotated[int | None, typer.Option("--seed", metavar="<整数>", help="随机种子，让顺序可重复")]
+UrlOpt = Annotated[str | None, typer.Option("--site-url", metavar="<网址>",
+                                            help="站点地址，让链接成为完整网址（默认读 mkdocs.yml 的 site_url）")]
+QuestionOpt = Annotated[str | None, typer.Option("--question", metavar="<题目 id>",
+                                                 help="只练这道题（id 即 questions/ 下页面的文件名，如 python-overhead）")]
+RootOpt = Annotated[Path | None, typer.Option("--root", metavar="<目录>",
+                                              help="站点所在的目录（默认：从当前目录往上找，第一个有 mkdocs.yml 的目录）")]
+FileArg = Annotated[Path, typer.Argument(metavar="进度文件", help="进度文件（JSON，和网页上「导出进度」的格式相同）")]
 
 
 # --- the bank ---------------------------------------------------------------------------------
@@ -133,12 +116,31 @@ def _nothing(due: bool) -> None:
     console.print("没有到期的卡片。" if due else "没有符合条件的题目。", style="yellow")
 
 
-def _start(root: Path | None, db: Path | None, n: int, tag: list[str], difficulty: str | None, due: bool,
-           seed: int | None) -> tuple[Settings, Progress, list[Question]] | None:
+def check_known(questions: Sequence[Question], question: str | None, tags: Sequence[str]) -> None:
+    """A ``--question`` or ``--tag`` the bank does not have: exit 2, naming it and the nearest ones the bank has."""
+    ids = sorted(q.id for q in questions)
+    if question is not None and question not in ids:
+        near = zh.nearest(question, ids)
+        raise typer.BadParameter(f"题库里没有 id 为 {question!r} 的题；" +
+                                 (f"最接近的：{'、'.join(near)}。" if near else f"现有的题：{'、'.join(ids)}。"),
+                                 param_hint="--question")
+    known = sorted({t for q in questions for t in q.tags})
+    for tag in tags:
+        if tag not in known:
+            near = zh.nearest(tag, known)
+            raise typer.BadParameter(f"没有带 {tag!r} 标签的题" + (f"；最接近的：{'、'.join(near)}。" if near else "。"),
+                                     param_hint="--tag")
+
+
+def _start(root: Path | None, db: Path | None, n: int, question: str | None, tag: list[str], difficulty: str | None,
+           due: bool, seed: int | None) -> tuple[Settings, Progress, list[Question]] | None:
     """Settings, the progress store and the picked questions; None (store closed, reason printed) when none fit."""
     settings = settings_for(root)
     span = _difficulty_range(difficulty)
     questions = load_outline(settings)
+    check_known(questions, question, tag)
+    if question is not None:
+        questions = [q for q in questions if q.id == question]
     store = practice.open_progress(db)
     picked = practice.pick(questions, store, n, tag, span, due, seed)
     if not picked:
@@ -162,44 +164,46 @@ def _practise(pool: list[Any], run: Callable[[Progress, list[Any]], None], db: P
 
 # --- the commands -------------------------------------------------------------------------------
 
-@quiz_app.command()
-def mock(n: NOpt = 5, tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOpt = False,  # noqa: B006
-         seconds: Annotated[int, typer.Option(help="每题限时（秒）")] = 180,
+@quiz_app.command(cls=zh.Command)
+def mock(n: NOpt = 5, question: QuestionOpt = None, tag: TagOpt = [], difficulty: DiffOpt = None,  # noqa: B006
+         due: DueOpt = False, seconds: Annotated[int, typer.Option(metavar="<秒>", help="每题限时（秒）")] = 180,
          db: DbOpt = None, seed: SeedOpt = None, root: RootOpt = None) -> None:
     """模拟面试：倒计时作答、追问、参考答案，逐条标记考察点（说到了 / 没说到 / 说错了），标记给出自评（FSRS 安排复习）。"""
-    started = _start(root, db, n, tag, difficulty, due, seed)
+    started = _start(root, db, n, question, tag, difficulty, due, seed)
     if started is not None:
         settings, store, picked = started
         practice.mock(store, picked, practice.Answers(lambda: load_bank(settings)), seconds, seed)
 
 
-@quiz_app.command()
-def cards(n: NOpt = 10, tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOpt = False,  # noqa: B006
-          db: DbOpt = None, seed: SeedOpt = None, root: RootOpt = None) -> None:
+@quiz_app.command(cls=zh.Command)
+def cards(n: NOpt = 10, question: QuestionOpt = None, tag: TagOpt = [], difficulty: DiffOpt = None,  # noqa: B006
+          due: DueOpt = False, db: DbOpt = None, seed: SeedOpt = None, root: RootOpt = None) -> None:
     """闪卡：看题、回想、翻面对照普通回答与更好的回答（按节折叠）、自评。"""
-    started = _start(root, db, n, tag, difficulty, due, seed)
+    started = _start(root, db, n, question, tag, difficulty, due, seed)
     if started is not None:
         settings, store, picked = started
         practice.flashcards(store, picked, practice.Answers(lambda: load_bank(settings)))
 
 
-@quiz_app.command()
-def drill(n: NOpt = 10, question: Annotated[str | None, typer.Option(help="只练这道题的")] = None,
+@quiz_app.command(cls=zh.Command)
+def drill(n: NOpt = 10, question: QuestionOpt = None,
           tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOpt = False,  # noqa: B006
           db: DbOpt = None, seed: SeedOpt = None, root: RootOpt = None, site_url: UrlOpt = None) -> None:
     """预测输出：看代码，预测观测值（形状、stride、异常、哪个更快），对照构建时的真实观测，自评。"""
     span = _difficulty_range(difficulty)
     bank = load_bank(settings_for(root), url=site_url)
+    check_known(bank.questions, question, tag)
     pool = [d for d in bank.drills if not question or d.question == question]
     if not pool:
-        console.print("没有可练的预测输出题：先运行 `verify run`（或构建一次网站）把观测值记下来。", style="yellow")
+        console.print(f"「{bank.question(question).title}」没有预测输出题。" if question and bank.drills else
+                      "没有可练的预测输出题：先运行 `verify run`（或构建一次网站）把观测值记下来。", style="yellow")
         return
     _practise(pool, practice.drills, db, n, tag, span, due, seed)
 
 
-@quiz_app.command()
-def objective(n: NOpt = 10, kind: Annotated[str | None, typer.Option(help="judge（判断题）或 calc（计算题）；默认混着练")] = None,
-              question: Annotated[str | None, typer.Option(help="只练这道题的")] = None,
+@quiz_app.command(cls=zh.Command)
+def objective(n: NOpt = 10, kind: Annotated[str | None, typer.Option(metavar="judge|calc", help="judge（判断题）或 calc（计算题）；默认混着练")] = None,
+              question: QuestionOpt = None,
               tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOpt = False,  # noqa: B006
               db: DbOpt = None, seed: SeedOpt = None, root: RootOpt = None, site_url: UrlOpt = None) -> None:
     """判断与计算：判断题（考察点对、相反的说法错）和计算题（公式由论断核对过，参数每题不同），有唯一正确答案。"""
@@ -207,7 +211,12 @@ def objective(n: NOpt = 10, kind: Annotated[str | None, typer.Option(help="judge
         raise typer.BadParameter(f"应为 judge 或 calc，而不是 {kind!r}", param_hint="--kind")
     span = _difficulty_range(difficulty)
     bank = load_bank(settings_for(root), url=site_url)
+    check_known(bank.questions, question, tag)
     pool = [o for o in bank.objective if (not kind or o.kind == kind) and (not question or o.question == question)]
+    if not pool and question and any(not kind or o.kind == kind for o in bank.objective):  # others have some
+        what = {"judge": "判断题", "calc": "计算题"}.get(kind or "", "判断题或计算题")
+        console.print(f"「{bank.question(question).title}」没有{what}。", style="yellow")
+        return
     if not pool and kind == "calc":  # a 计算题 is what a claim observed: none before the claims ran
         console.print("没有可练的计算题：计算题来自论断的观测值，先运行 `verify run`（或构建一次网站）。", style="yellow")
         return
@@ -217,7 +226,7 @@ def objective(n: NOpt = 10, kind: Annotated[str | None, typer.Option(help="judge
     _practise(pool, practice.objective, db, n, tag, span, due, seed)
 
 
-@quiz_app.command()
+@quiz_app.command(cls=zh.Command)
 def stats(db: DbOpt = None, root: RootOpt = None) -> None:
     """复习进度：每道题的状态、下次复习时间与平均标为「说到了」的比例，以及预测输出练了多少。"""
     from rich.table import Table  # noqa: PLC0415
@@ -241,7 +250,7 @@ def stats(db: DbOpt = None, root: RootOpt = None) -> None:
     store.close()
 
 
-@quiz_app.command("import")
+@quiz_app.command("import", cls=zh.Command)
 def import_(file: FileArg, db: DbOpt = None, root: RootOpt = None) -> None:
     """导入进度文件（网页上导出的，或 `verify quiz export` 写的）：题库里没有的 id 会列出并跳过。"""
     from verify.shown import safe  # noqa: PLC0415
@@ -268,7 +277,7 @@ def import_(file: FileArg, db: DbOpt = None, root: RootOpt = None) -> None:
                       hint, style="yellow", markup=False, soft_wrap=True)
 
 
-@quiz_app.command("export")
+@quiz_app.command("export", cls=zh.Command)
 def export_(file: FileArg, db: DbOpt = None) -> None:
     """导出进度文件：网页上的「导入进度…」可以读它。"""
     from verify.quiz import progress  # noqa: PLC0415
@@ -286,8 +295,8 @@ def export_(file: FileArg, db: DbOpt = None) -> None:
     console.print(f"已导出 {len(data['cards'])} 张卡片、{len(data['log'])} 条自评到 {file}。", markup=False, soft_wrap=True)
 
 
-@quiz_app.command()
-def anki(out: Annotated[Path, typer.Option("--out", "-o", help="写出的 .apkg 文件")] = Path("interview-quiz.apkg"),
+@quiz_app.command(cls=zh.Command)
+def anki(out: Annotated[Path, typer.Option("--out", "-o", metavar="<文件>", help="写出的 .apkg 文件")] = Path("interview-quiz.apkg"),
          site_url: UrlOpt = None, root: RootOpt = None) -> None:
     """导出 Anki 牌组（.apkg）：每个考察点、追问和预测输出一张卡；GUID 由 id 生成，重新导入会更新而不是重复。"""
     from collections import Counter  # noqa: PLC0415

@@ -39,7 +39,7 @@ __all__ = ["MAX_BYTES", "VERSION", "NotAProgressFile", "Progress", "ProgressFile
            "read_path", "validate"]
 
 APP = "verified-infra-interview"
-RATINGS = {1: "重来 Again", 2: "困难 Hard", 3: "良好 Good", 4: "简单 Easy"}
+RATINGS = {1: "重来", 2: "困难", 3: "良好", 4: "简单"}  # FSRS Again, Hard, Good, Easy
 STATE_NAMES = {0: "新卡", 1: "学习中", 2: "复习", 3: "重学"}  # as the browser quiz names them
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS cards (
