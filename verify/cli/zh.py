@@ -9,15 +9,16 @@ What is done instead, for the quiz commands only (``verify run --help`` and the 
 
 - :class:`Group` and :class:`Command` are the classes of ``verify quiz`` and of each of its commands (``cls=``).
   Through Click's public Command methods they write the usage line with 用法： and [选项] / 命令 [参数]..., and give
-  the help option a Chinese help text.
+  the help option a Chinese help text; a path argument's type is shown as 路径.
 - typer's rich help panels take their titles and the words ``[default: …]`` and ``[required]`` from constants of
   ``typer.rich_utils``, read while a page is drawn: they are swapped while a quiz help page is drawn, then put back.
 - A framework error (an unknown option or command, a missing argument, a value that is not a number) is caught
   where the group parses and runs a command, and shown here in Chinese, built from the exception's class and
-  fields (the option's name, the parameter, the close matches), not from its English text. Two messages with no
-  field of their own (a value that does not convert, an option given a value it does not take or missing one) are
-  read by a pattern. Anything not recognised is shown as the framework words it, under the Chinese usage line and
-  title. The exit status stays the framework's: 2.
+  fields (the option's name, the parameter, the close matches), not from its English text; an unknown command is
+  refused by the group itself, with the nearest command names. Three kinds of message carry no field that says
+  what went wrong (a value that does not convert, an option that takes no value or lacks one, extra arguments):
+  those are read by a pattern. Anything not recognised is shown as the framework words it, under the Chinese usage
+  line and title. The exit status stays the framework's: 2.
 
 tests/test_quiz_cli_zh.py runs each of these, so a typer release that renames a constant or a class shows there.
 """
