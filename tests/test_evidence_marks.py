@@ -18,13 +18,14 @@ from verify.site import fences
 from verify.site.fences import MachineStatus
 
 
-def _seen(*statuses: str) -> list[MachineStatus]:
-    """This machine's status first, then one other machine's per further status."""
+def _seen(*statuses: str, keys: tuple[str, ...] = ()) -> list[MachineStatus]:
+    """This machine's status first, then one other machine's per further status (device keys: one each,
+    unless ``keys`` gives them)."""
     out = []
     for i, st in enumerate(statuses):
         name = "构建机（CPU A）" if i == 0 else f"机器 {i}"
-        out.append(MachineStatus(st, name, "", f"torch 2.13.0 · 2026-12-0{i + 1}", "", states.get(st).mark, None,
-                           states.get(st).label))
+        out.append(MachineStatus(st, name, "", keys[i] if keys else f"cpu-{i}", f"torch 2.13.0 · 2026-12-0{i + 1}", "",
+                                 states.get(st).mark, None, states.get(st).label))
     return out
 
 
@@ -36,6 +37,23 @@ def test_a_failure_on_any_machine_is_the_mark():
                                   "机器 2：已验证（记录自另一台机器） · torch 2.13.0 · 2026-12-03"]
     # failed elsewhere only, nothing here: still the failure
     assert fences.chip(_seen(evidence.NEEDS_CUDA, evidence.FAILED))[0] == evidence.FAILED
+
+
+def test_one_device_under_two_environments_is_one_machine():
+    # this device's record made under another torch sits among the others under the same device key
+    seen = _seen(evidence.VERIFIED_HERE, evidence.VERIFIED_ELSEWHERE, keys=("cpu-a", "cpu-a"))
+    assert fences.chip(seen)[2] == states.get(evidence.VERIFIED_HERE).mark
+    seen = _seen(evidence.VERIFIED_HERE, evidence.VERIFIED_ELSEWHERE, evidence.VERIFIED_ELSEWHERE,
+                 keys=("cpu-a", "cpu-a", "cpu-b"))
+    assert fences.chip(seen)[2] == "2 台机器已验证"
+
+
+def test_only_runs_are_counted():
+    # the same datasheet, compiler or simulator gives the same answer anywhere: no count, its own words kept
+    for kind in ("spec-here", "compiled-here", "simulated-here"):
+        elsewhere = kind.replace("-here", "-elsewhere")
+        status, _title, text = fences.chip(_seen(kind, elsewhere, elsewhere))
+        assert "台机器" not in text and text == states.get(kind).mark, (kind, text)
 
 
 def test_machines_that_verified_a_claim_are_counted():
@@ -57,7 +75,8 @@ def test_the_order_of_the_best_evidence():
         for worse in order[i + 1:]:
             assert fences.chip(_seen(worse, better))[0] == better, (better, worse)
             assert fences.chip(_seen(better, worse))[0] == better, (better, worse)
-    assert fences.chip(_seen("compiled-here", "compiled-elsewhere"))[2] == "2 台机器已编译"
+    # compiled here and elsewhere: this machine's own mark, uncounted (test_only_runs_are_counted)
+    assert fences.chip(_seen("compiled-here", "compiled-elsewhere"))[2] == states.get("compiled-here").mark
 
 
 # --- the built site in Chromium, at a phone's width ------------------------------------------------
@@ -85,7 +104,7 @@ def test_each_claim_sentence_carries_one_mark_and_the_evidence_list_is_folded(si
         summaries = re.findall(r'<div class="vf-claim"[^>]*>\s*<details[^>]*>\s*<summary>(.*?)</summary>', html, re.S)
         assert summaries and len(summaries) == html.count('class="vf-claim"'), path
         assert [s.count('class="vf-mark') for s in summaries] == [1] * len(summaries), path
-        folded = re.search(r'<details class="vf-evidence"[^>]*>\s*<summary class="vf-count">(.*?)</summary>(.*?)</details>',
+        folded = re.search(r'<details class="vf-evidence[ "][^>]*>\s*<summary class="vf-count">(.*?)</summary>(.*?)</details>',
                            html, re.S)
         assert folded, path
         sentences = re.findall(r"<li [^>]*><a [^>]*>(.*?)</a>", folded.group(2), re.S)

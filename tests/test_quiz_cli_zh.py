@@ -71,7 +71,7 @@ def test_the_other_commands_keep_their_english_help():
     (["stats", "--du"], "没有 --du 这个选项，是不是想用 --db。"),
     (["--bogus"], "没有 --bogus 这个选项。"),
     (["import"], "缺少参数 '进度文件'。"),
-    (["mock", "-n", "abc"], "'--n' / '-n' 的值不对：'abc' 不是整数。"),
+    (["mock", "-n", "abc"], "'--count' / '-n' 的值不对：'abc' 不是整数。"),
     (["mock", "-n"], "-n 后面要跟一个值。"),
     (["mock", "--due", "x"], "多出了参数：x。"),
     (["mokc"], "没有 mokc 这个命令，是不是想用 mock。"),

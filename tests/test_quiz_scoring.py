@@ -31,6 +31,13 @@ def test_shared_finds_the_sentences_that_contain_the_points_words(answer, found)
     assert shared(answer, KP) == found
 
 
+def test_a_one_character_word_points_at_nothing():
+    # 「0」 and 「快」 are in too many sentences: a point's one-character words are not looked for
+    kp = KeyPoint.of({"point": "expand 的 stride 是 0", "keywords": ["0", "stride"], "synonyms": {"stride": ["快"]}})
+    assert words(kp) == ["stride"]
+    assert shared("它很快。步长是 0。stride 不是 0。", kp) == [("stride 不是 0。", ["stride"])]
+
+
 def test_chinese_is_not_segmented_so_containing_is_containing():
     kp = KeyPoint.of({"point": "数据共享", "keywords": ["共享"]})
     assert shared("公共享有", kp) == [("公共享有", ["共享"])]

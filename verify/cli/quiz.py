@@ -32,7 +32,7 @@ quiz_app = typer.Typer(help="模拟面试、闪卡和预测输出练习（终端
                        cls=zh.Group, no_args_is_help=True, add_completion=False,
                        context_settings={"help_option_names": ["--help", "-h"]})
 
-NOpt = Annotated[int, typer.Option("--n", "-n", metavar="<题数>", help="练几道")]
+NOpt = Annotated[int, typer.Option("--count", "-n", metavar="<题数>", help="练几道")]
 TagOpt = Annotated[list[str], typer.Option("--tag", metavar="<标签>", help="只练带这个标签的题（可重复）")]
 DiffOpt = Annotated[str | None, typer.Option("--difficulty", metavar="<难度>", help="难度：一个数或一段，如 2、1-3")]
 DueOpt = Annotated[bool, typer.Option("--due", help="只练到期该复习的")]
@@ -43,7 +43,7 @@ UrlOpt = Annotated[str | None, typer.Option("--site-url", metavar="<网址>",
 QuestionOpt = Annotated[str | None, typer.Option("--question", metavar="<题目 id>",
                                                  help="只练这道题（id 即 questions/ 下页面的文件名，如 python-overhead）")]
 RootOpt = Annotated[Path | None, typer.Option("--root", metavar="<目录>",
-                                              help="站点所在的目录（默认：从当前目录往上找，第一个有 mkdocs.yml 的目录）")]
+                                              help="站点目录；默认从当前目录往上找 mkdocs.yml")]
 FileArg = Annotated[Path, typer.Argument(metavar="进度文件", help="进度文件（JSON，和网页上「导出进度」的格式相同）")]
 
 
@@ -168,7 +168,10 @@ def _practise(pool: list[Any], run: Callable[[Progress, list[Any]], None], db: P
 def mock(n: NOpt = 5, question: QuestionOpt = None, tag: TagOpt = [], difficulty: DiffOpt = None,  # noqa: B006
          due: DueOpt = False, seconds: Annotated[int, typer.Option(metavar="<秒>", help="每题限时（秒）")] = 180,
          db: DbOpt = None, seed: SeedOpt = None, root: RootOpt = None) -> None:
-    """模拟面试：倒计时作答、追问、参考答案，逐条标记考察点（说到了 / 没说到 / 说错了），标记给出自评（FSRS 安排复习）。"""
+    """模拟面试：计时作答、追问，对照参考答案自己标记考察点。
+
+    每个考察点标成说到了、没说到或说错了，机器不预选；标记给出自评，FSRS 据此安排复习。
+    """
     started = _start(root, db, n, question, tag, difficulty, due, seed)
     if started is not None:
         settings, store, picked = started
@@ -178,7 +181,10 @@ def mock(n: NOpt = 5, question: QuestionOpt = None, tag: TagOpt = [], difficulty
 @quiz_app.command(cls=zh.Command)
 def cards(n: NOpt = 10, question: QuestionOpt = None, tag: TagOpt = [], difficulty: DiffOpt = None,  # noqa: B006
           due: DueOpt = False, db: DbOpt = None, seed: SeedOpt = None, root: RootOpt = None) -> None:
-    """闪卡：看题、回想、翻面对照普通回答与更好的回答（按节折叠）、自评。"""
+    """闪卡：看题、回想、翻面对照答案，自评。
+
+    普通回答与更好的回答按节折叠。
+    """
     started = _start(root, db, n, question, tag, difficulty, due, seed)
     if started is not None:
         settings, store, picked = started
@@ -189,7 +195,10 @@ def cards(n: NOpt = 10, question: QuestionOpt = None, tag: TagOpt = [], difficul
 def drill(n: NOpt = 10, question: QuestionOpt = None,
           tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOpt = False,  # noqa: B006
           db: DbOpt = None, seed: SeedOpt = None, root: RootOpt = None, site_url: UrlOpt = None) -> None:
-    """预测输出：看代码，预测观测值（形状、stride、异常、哪个更快），对照构建时的真实观测，自评。"""
+    """预测输出：看代码，预测观测值，对照真实观测。
+
+    预测形状、stride、异常或哪个更快；观测值来自构建时的运行。
+    """
     span = _difficulty_range(difficulty)
     bank = load_bank(settings_for(root), url=site_url)
     check_known(bank.questions, question, tag)
@@ -206,7 +215,10 @@ def objective(n: NOpt = 10, kind: Annotated[str | None, typer.Option(metavar="ju
               question: QuestionOpt = None,
               tag: TagOpt = [], difficulty: DiffOpt = None, due: DueOpt = False,  # noqa: B006
               db: DbOpt = None, seed: SeedOpt = None, root: RootOpt = None, site_url: UrlOpt = None) -> None:
-    """判断与计算：判断题（考察点对、相反的说法错）和计算题（公式由论断核对过，参数每题不同），有唯一正确答案。"""
+    """判断题和计算题：每题有唯一正确答案。
+
+    计算题的公式由论断核对过，参数每题不同。
+    """
     if kind not in (None, "judge", "calc"):
         raise typer.BadParameter(f"应为 judge 或 calc，而不是 {kind!r}", param_hint="--kind")
     span = _difficulty_range(difficulty)
@@ -228,7 +240,10 @@ def objective(n: NOpt = 10, kind: Annotated[str | None, typer.Option(metavar="ju
 
 @quiz_app.command(cls=zh.Command)
 def stats(db: DbOpt = None, root: RootOpt = None) -> None:
-    """复习进度：每道题的状态、下次复习时间与平均标为「说到了」的比例，以及预测输出练了多少。"""
+    """复习进度：每道题的状态和下次复习时间。
+
+    还有平均标为「说到了」的比例，以及预测输出练了多少。
+    """
     from rich.table import Table  # noqa: PLC0415
 
     from verify.quiz.progress import STATE_NAMES  # noqa: PLC0415
@@ -252,7 +267,10 @@ def stats(db: DbOpt = None, root: RootOpt = None) -> None:
 
 @quiz_app.command("import", cls=zh.Command)
 def import_(file: FileArg, db: DbOpt = None, root: RootOpt = None) -> None:
-    """导入进度文件（网页上导出的，或 `verify quiz export` 写的）：题库里没有的 id 会列出并跳过。"""
+    """导入进度文件：网页上导出的，或 export 写的。
+
+    题库里没有的 id 会列出并跳过。
+    """
     from verify.shown import safe  # noqa: PLC0415
     from verify.quiz import progress  # noqa: PLC0415
 
@@ -298,7 +316,10 @@ def export_(file: FileArg, db: DbOpt = None) -> None:
 @quiz_app.command(cls=zh.Command)
 def anki(out: Annotated[Path, typer.Option("--out", "-o", metavar="<文件>", help="写出的 .apkg 文件")] = Path("interview-quiz.apkg"),
          site_url: UrlOpt = None, root: RootOpt = None) -> None:
-    """导出 Anki 牌组（.apkg）：每个考察点、追问和预测输出一张卡；GUID 由 id 生成，重新导入会更新而不是重复。"""
+    """导出 Anki 牌组（.apkg）。
+
+    每个考察点、追问和预测输出一张卡；GUID 由 id 生成，重新导入会更新而不是重复。
+    """
     from collections import Counter  # noqa: PLC0415
 
     from verify.quiz.deck import KINDS, cards_of, export  # noqa: PLC0415

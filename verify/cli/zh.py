@@ -139,7 +139,7 @@ def _nearest(name: str, known: Sequence[str]) -> str:
 
 
 def _hint(exc: UsageError) -> str:
-    """Which parameter the error is about: ``--n / -n``, ``'进度文件'``; empty when the error names none."""
+    """Which parameter the error is about: ``--count / -n``, ``'进度文件'``; empty when the error names none."""
     hint: Any = getattr(exc, "param_hint", None)
     param = getattr(exc, "param", None)
     if hint is None and param is not None and exc.ctx is not None:

@@ -9,6 +9,8 @@ the point's words (its keywords and their synonyms), labelled as exactly that (:
 The rules are :data:`FIND_RULES`, one set for both quizzes: the quiz page carries them in its bank
 (``find_rules``) and ``docs/assets/quiz/quiz-core.js`` applies them as here:
 
+- a point's words are its keywords and their synonyms, each at least ``shortest`` characters
+  (normalised, trimmed) long;
 - the answer is cut into sentences (``sentence``: up to 。！？!?；; or a line break, that mark kept),
   each trimmed, empty ones and repeats left out, and shown as typed;
 - a sentence and a word are compared NFKC-normalised and lower-cased; the word occurs where its
@@ -40,6 +42,7 @@ MARKS = {"said": "说到了", "missed": "没说到", "wrong": "说错了"}
 FIND_RULES: dict[str, Any] = {
     "sentence": r"[^。！？!?；;\n]+[。！？!?；;\n]?",  # a regex, read alike by Python's re and JavaScript
     "word": r"[0-9a-z_]",
+    "shortest": 2,  # a word of one character (「0」, 「快」) is in too many sentences to point at any
     "plural": "s",
     "marks": MARKS,
     "label": "你的回答里含这些词的句子",
@@ -94,8 +97,9 @@ def occurs(word: str, text: str) -> bool:
 
 
 def words(kp: KeyPoint) -> list[str]:
-    """The point's words: each keyword, then its synonyms; each once."""
-    return list(dict.fromkeys(v for kw in kp.keywords for v in kp.variants(kw)))
+    """The point's words: each keyword, then its synonyms; each once; none shorter than ``shortest``."""
+    return list(dict.fromkeys(v for kw in kp.keywords for v in kp.variants(kw)
+                              if len(normalize(v).strip()) >= FIND_RULES["shortest"]))
 
 
 def keywords_in(text: str, kp: KeyPoint) -> list[str]:

@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from verify.quiz.schema import Drill, KeyPoint, Question
 
 console = Console(highlight=False)
-MARK_STYLE = {"said": "green", "missed": "yellow", "wrong": "red"}
 
 
 def header(i: int, n: int, q: Question, what: str = "题") -> Panel:
@@ -70,7 +69,8 @@ def assess(answer: str, key_points: Sequence[KeyPoint]) -> list[str]:
         while (raw := input(f"    [{choices}]: ").strip()) not in ("1", "2", "3"):
             console.print("    请输入 1、2 或 3。", style="yellow")
         mark = keys[int(raw) - 1]
-        console.print(Text(f"    → {MARKS[mark]}", style=MARK_STYLE[mark]))
+        # the candidate's own choice, in one neutral style: no colour that reads as right or wrong
+        console.print(Text(f"    → {MARKS[mark]}", style="bold"))
         marks.append(mark)
     return marks
 

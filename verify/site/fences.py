@@ -157,7 +157,8 @@ class MachineStatus:
 
     status: str
     name: str  # 构建机（<device>） for this machine, the device's name for another
-    key: str  # the device key, shown where two machines share a name; "" for this machine
+    key: str  # the device key, shown where two machines share a name (this one included); "" otherwise
+    device_key: str  # the device key, always: what tells two machines apart when counting them
     detail: str  # torch · date, where the status has a record to show
     origin: str  # the bundle a merged record came from ("" for one this checkout ran)
     text: str  # the status's short mark with the record's own details (已编译 · sm_90a)
@@ -183,15 +184,17 @@ def machines(cid: str, sess: session.Session) -> list[MachineStatus]:
     status = sess.outcome.status(cid)
     shown = status == evidence.FAILED or states.get(status).ran == "here"
     probe = sess.outcome.probe
-    out = [MachineStatus(status, TEXT["here"].format(probe.device_name), "", _detail(record) if shown else "",
-                   _origin_text(sess.origin(record)) if shown and record else "", state(status).mark_of(record),
-                   record, _label(status, True))]
     remote = [(dev, st, sess.outcome.remote[dev][cid]) for dev, st in sess.remote_statuses(cid).items()]
     names = [probe.device_name] + [other.provenance.device_name or dev for dev, _, other in remote]
+    here_key = probe.device_key if names.count(probe.device_name) > 1 else ""
+    out = [MachineStatus(status, TEXT["here"].format(probe.device_name), here_key, probe.device_key,
+                         _detail(record) if shown else "",
+                         _origin_text(sess.origin(record)) if shown and record else "", state(status).mark_of(record),
+                         record, _label(status, True))]
     for dev, st, other in remote:
         name = other.provenance.device_name or dev
-        out.append(MachineStatus(st, name, dev if names.count(name) > 1 else "", _detail(other),
-                           _origin_text(sess.origin(other)), state(st).mark_of(other), other, _label(st, False)))
+        out.append(MachineStatus(st, name, dev if names.count(name) > 1 else "", dev, _detail(other),
+                                 _origin_text(sess.origin(other)), state(st).mark_of(other), other, _label(st, False)))
     return out
 
 
@@ -214,18 +217,25 @@ def _rank(key: str) -> tuple[int, int]:
     return (2, WAITING_ORDER.index(key) if key in WAITING_ORDER else len(WAITING_ORDER))
 
 
+#: the one kind of evidence whose machines are counted on a chip: a run that passed
+COUNTED = _family(evidence.VERIFIED_HERE)
+
+
 def chip(seen: list[MachineStatus]) -> tuple[str, str, str]:
     """(status, title, text) of a claim's one mark: the best evidence any machine has, a failure anywhere first.
 
-    Observed evidence made on more than one machine is counted (``3 台机器已验证``); the title names
-    every machine with its status, and so does the claim's body, for a reader without a pointer.
+    A run verified on more than one machine is counted (``3 台机器已验证``), by distinct device keys:
+    a record of this device made under another torch is not a second machine. Compiled, simulated and
+    spec evidence is not counted (the same compiler, simulator or datasheet gives the same answer on
+    any machine) and keeps its own details (``已编译 · sm_90a``). The title names every machine with
+    its status, and so does the claim's body, for a reader without a pointer.
     """
     best = min(seen, key=lambda m: _rank(m.status))
-    alike = [m for m in seen if _family(m.status) == _family(best.status)]
+    alike = {m.device_key for m in seen if _family(m.status) == _family(best.status)}
     if best.status == evidence.FAILED:
         text = state(best.status).mark
-    elif len(alike) > 1 and states.get(best.status).observed:
-        text = TEXT["machines"].format(len(alike), TEXT["kind_word"].get(_family(best.status), best.text))
+    elif len(alike) > 1 and _family(best.status) == COUNTED:
+        text = TEXT["machines"].format(len(alike), TEXT["kind_word"][COUNTED])
     else:
         text = best.text
     lines = [f"{m.name}{f'（{m.key}）' if m.key else ''}：{m.label}{f' · {m.detail}' if m.detail else ''}"
@@ -315,8 +325,9 @@ def _evidence_html(qid: str, claims: list[str], sess: session.Session) -> str:
             words = (_rank(m.status), m.label)
             by_status[words] = by_status.get(words, 0) + 1
         best = chip(seen)
-        word = state(best[0]).mark if best[0] == evidence.FAILED else TEXT["kind_word"].get(
-            _family(best[0]), state(best[0]).mark)
+        # a run keeps where it ran (构建机已验证 / 他机已验证); other kinds are the same wherever made
+        word = state(best[0]).mark if best[0] == evidence.FAILED or _family(best[0]) == COUNTED else TEXT[
+            "kind_word"].get(_family(best[0]), state(best[0]).mark)
         chips[word] = chips.get(word, 0) + 1
         record, _ = sess.outcome.best_record(cid)
         items, more = observed_items(record.observed if record else None)

@@ -22,6 +22,8 @@ from verify.core.records import JsonObject
 from verify.core.pages import front_matter
 from verify.quiz.schema import TOPICS
 from verify.site import session
+from verify import toolchain
+from verify.site.fences import COUNTED as COUNTED_KIND
 from verify.site.fences import safe_fence
 from verify.site.templating import LABELS, render, state
 
@@ -34,8 +36,8 @@ COUNTED = "counted"
 #: the legend, explained by its label; a "他机" row of a kind shares its "here" row's line.
 MEANING = {
     states.VERIFIED_HERE: "在构建本站的机器上运行过，观测值满足这句话。",
-    states.VERIFIED_ELSEWHERE: "另一台机器的记录，代码与现在相同；悬停可见机器和日期。",
-    COUNTED: "N 台机器得到了同一种证据；悬停或展开可见每台机器。",
+    states.VERIFIED_ELSEWHERE: "另一台机器的记录，代码与现在相同；点开句子可见机器和日期。",
+    COUNTED: "N 台不同的机器运行过，观测值都满足这句话；点开句子可见每台机器。",
     "compiled-here": "为 GPU 架构编译，读 PTX、SASS 或资源用量；没有在 GPU 上运行。",
     "simulated-here": "在 Triton 解释器或 numba 的 CUDA 模拟器里运行，不是 GPU 上的结果。",
     "spec-here": "用 NVIDIA 公布的 GPU 规格做的算术，不是测量。",
@@ -78,15 +80,17 @@ def _kind(key: str) -> str:
 
 
 def _counted() -> list[Mark]:
-    """The marks that count machines with one kind of observed evidence, ``N`` for the number, as the
-    pages word them (``LABELS["machines"]``); none where the pages do not count machines."""
-    words, kinds = LABELS.get("machines"), LABELS.get("kind_word") or {}
-    out = []
-    for kind, word in kinds.items():
-        key = states.VERIFIED_HERE if kind == "verified" else f"{kind}-here"
-        if words and key in states.STATES:
-            out.append(Mark(key, states.get(key).tone, words.format("N", word)))
-    return out
+    """The mark that counts the machines where a claim ran and passed (:data:`verify.site.fences.COUNTED`),
+    ``N`` for the number, as the pages word it (``LABELS["machines"]``); none where the pages do not count."""
+    words, word = LABELS.get("machines"), (LABELS.get("kind_word") or {}).get(COUNTED_KIND)
+    if not words or not word:
+        return []
+    return [Mark(states.VERIFIED_HERE, states.get(states.VERIFIED_HERE).tone, words.format("N", word))]
+
+
+def _legend_texts(key: str, mark: str) -> str:
+    """A mark as the legend shows it: one that a record completes (需要 + its tools) with every tool named."""
+    return f"{mark} {' / '.join(toolchain.TOOLS)}" if key == states.NEEDS_TOOL else mark
 
 
 def legend(live: str | None = None) -> tuple[list[LegendRow], list[LegendRow]]:
@@ -97,7 +101,7 @@ def legend(live: str | None = None) -> tuple[list[LegendRow], list[LegendRow]]:
     for key in states.STATES:
         row = state(key, live)
         kind = _kind(key)
-        texts = [row.mark] + ([row.waiting] if row.waiting else [])
+        texts = [_legend_texts(key, row.mark)] + ([row.waiting] if row.waiting else [])
         marks = [Mark(key, row.tone, t) for t in texts]
         if kind in rows:
             rows[kind].marks.extend(marks)

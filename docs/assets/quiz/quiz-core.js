@@ -45,11 +45,13 @@
     }
     return false;
   }
-  /** The point's words: each keyword, then its synonyms; each once (scoring.py: words). */
+  /** The point's words: each keyword, then its synonyms; each once; none shorter than FIND.shortest (scoring.py: words). */
   function words(kp) {
     var out = [];
     kp.keywords.forEach(function (kw) {
-      [kw].concat((kp.synonyms || {})[kw] || []).forEach(function (v) { if (out.indexOf(v) < 0) out.push(v); });
+      [kw].concat((kp.synonyms || {})[kw] || []).forEach(function (v) {
+        if (out.indexOf(v) < 0 && normalize(v).trim().length >= FIND.shortest) out.push(v);
+      });
     });
     return out;
   }
