@@ -1,7 +1,11 @@
-/* Search: a page whose title holds the query as typed comes first, and a query the site has nothing
- * for points to the list of topics it covers. Material's own ranking (lunr, on segmented Chinese)
- * puts a long page that repeats the words above the page the question is named for; this only
- * reorders the results Material rendered, and adds one link where there are none. */
+/* Search: a page whose title holds every word of the query comes first, and a query the site has
+ * nothing for points to the list of topics it covers. Material's own ranking (lunr, on segmented
+ * Chinese) puts a long page that repeats the words above the page the question is named for; this
+ * only reorders the results Material rendered, and adds one link where no title holds the query.
+ *
+ * The words of a query are what the reader separated (spaces, punctuation) and the runs of Latin
+ * letters or digits apart from the Chinese beside them: "KV cache 显存" is kv, cache and 显存, and
+ * the title "KV Cache 是什么？……显存怎么算？" holds all three though not side by side. */
 (function () {
   "use strict";
 
@@ -12,14 +16,27 @@
     try { return JSON.parse(document.getElementById("__config").textContent).base || "."; } catch (e) { return "."; }
   }
 
-  /** The rendered results whose page title holds the query, first; whether there was any. */
+  /** The query's words, normalized: split where the reader separated them and where Latin letters or
+   *  digits meet other characters (Chinese is not split further: its words are not marked). */
+  function words(input) {
+    return String(input || "").normalize("NFKC").toLowerCase().replace(/\u200b/g, "")
+      .split(/[\s？?，,。.！!：:、；;]+|(?<=[a-z0-9])(?=[^a-z0-9])|(?<=[^a-z0-9])(?=[a-z0-9])/)
+      .map(norm).filter(function (w) { return w.length > 0; });
+  }
+  /** Whether ``title`` holds every word of the query. */
+  function holds(title, terms) {
+    var t = norm(title);
+    return terms.length > 0 && terms.every(function (w) { return t.indexOf(w) >= 0; });
+  }
+
+  /** The rendered results whose page title holds every word of the query, first; whether there was any. */
   function rank(list, input) {
-    var q = norm(input.value);
-    if (q.length < 2) return true;
+    if (norm(input.value).length < 2) return true;
+    var terms = words(input.value);
     var items = Array.prototype.slice.call(list.children).filter(function (li) { return li.matches(".md-search-result__item"); });
     var titled = items.filter(function (li) {
       var h = li.querySelector(".md-search-result__article h1");
-      return h && norm(h.textContent).indexOf(q) >= 0;
+      return h && holds(h.textContent, terms);
     });
     if (titled.length && !titled.every(function (li, i) { return items[i] === li; })) {
       titled.slice().reverse().forEach(function (li) { list.insertBefore(li, list.firstChild); });
@@ -58,6 +75,8 @@
       try { pointer(meta, list, input, rank(list, input)); } finally { busy = false; }
     }).observe(list, { childList: true });
   }
+
+  window.__searchRank = { words: words, holds: holds };  // for the browser tests
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
 })();

@@ -29,6 +29,24 @@
   }
   U.show = show;
 
+  // The syllabus' topics in the order the site lists them (verify/quiz/schema.py TOPICS), named as
+  // the nav names them (verify/site/templating.py); tests/test_phone_layouts.py keeps the three equal.
+  var TOPICS = [["pytorch-internals", "PyTorch 内部机制"], ["cuda-gpu", "CUDA 与 GPU"], ["training-memory", "训练显存"],
+    ["distributed", "分布式训练"], ["serving", "推理与服务"], ["model-architecture", "模型结构"],
+    ["quantization", "量化"], ["cpp-systems", "C++ 与系统"]];
+  /** ``items`` in groups by topic, in TOPICS order, each group in the bank's order; items of no known
+   *  topic last, under 其他. One group with no label when no item has a known topic. */
+  function byTopic(items) {
+    var known = TOPICS.map(function (t) { return t[0]; });
+    var groups = TOPICS.map(function (t) {
+      return { label: t[1], items: items.filter(function (q) { return q.topic === t[0]; }) };
+    }).concat([{ label: "其他", items: items.filter(function (q) { return known.indexOf(q.topic) < 0; }) }]);
+    groups = groups.filter(function (g) { return g.items.length; });
+    if (groups.length === 1 && groups[0].label === "其他") groups[0].label = "";
+    return groups;
+  }
+  U.TOPICS = TOPICS;
+
   // keepCount: the count still applies with one question chosen (a question's several items)
   function filters(items, withLimit, keepCount) {
     var n = el("input", { type: "number", min: "1", max: String(items.length), value: String(Math.min(5, items.length)), name: "n" });
@@ -41,7 +59,11 @@
     var dueCount = items.filter(function (q) { return U.isDue(q.id); }).length;
     // one question by name (a page's 练这道题 link opens the quiz with #q=<its id>), or a draw
     var one = el("select", { name: "question", "aria-label": "题目" }, el("option", { value: "", text: "随机抽题" }));
-    items.forEach(function (q) { one.appendChild(el("option", { value: q.id, text: q.title })); });
+    byTopic(items).forEach(function (g) {
+      var options = g.items.map(function (q) { return el("option", { value: q.id, text: q.title }); });
+      if (g.label) one.appendChild(el("optgroup", { label: g.label }, ...options));
+      else options.forEach(function (o) { one.appendChild(o); });
+    });
     var asked = /^#q=([\w-]+)$/.exec(window.location.hash);
     if (asked && items.some(function (q) { return q.id === asked[1]; })) one.value = asked[1];
     function sync() { (keepCount ? [tag, diff, dueOnly] : [n, tag, diff, dueOnly]).forEach(function (c) { c.disabled = !!one.value; }); }
