@@ -170,3 +170,36 @@ def test_the_built_sites_search_puts_the_page_first_without_the_hint_for_a_mixed
                 break
         assert hrefs and "kv-cache" in hrefs[0], hrefs[:4]
         assert page.locator(".vf-search-topics").count() == 0
+
+
+@pytest.mark.browser
+def test_the_rounds_summary_stacks_on_a_phone_and_the_ratings_are_chinese(site):
+    """The summary after a mock round (seven columns on a desktop) is one block per question on a phone,
+    each value after its column's name; the rating buttons carry no English word."""
+    with serve(site) as base, browser() as chromium:
+        page = chromium.new_page(viewport=PHONE, locale="zh-CN", is_mobile=True)
+        page.goto(f"{base}/quiz/")
+        page.wait_for_load_state("networkidle")
+        # a summary as quiz.js writes it (summary(): a th per column, data-label on each cell)
+        box = page.evaluate("""() => {
+            const heads = ["题目", "说到了", "没说到", "说错了", "用时", "自评", "下次复习"];
+            const t = document.createElement("table"); t.className = "quiz-summary";
+            t.innerHTML = "<thead><tr>" + heads.map(h => "<th>" + h + "</th>").join("") + "</tr></thead><tbody><tr>" +
+              heads.map((h, i) => "<td data-label='" + h + "'>" + (i ? "2" : "expand 和 repeat 的区别：谁拷贝、谁共享存储") + "</td>").join("") +
+              "</tr></tbody>";
+            document.querySelector("article").appendChild(t);
+            const title = t.querySelector("td").getBoundingClientRect();
+            const second = getComputedStyle(t.querySelectorAll("td")[1], "::before").content;
+            return {title: title.width, right: t.getBoundingClientRect().right, head: getComputedStyle(t.querySelector("thead")).display,
+                    second, scroll: document.scrollingElement.scrollWidth, width: document.scrollingElement.clientWidth};
+        }""")
+        assert box["head"] == "none" and box["second"] == '"说到了："', box
+        assert box["title"] >= 300 and box["right"] <= PHONE["width"], box
+        assert box["scroll"] <= box["width"], box
+        # the rating buttons as the page draws them (their first text node is the rating's word)
+        words = page.evaluate("""() => {
+            const b = typeof QuizUI.bank === "function" ? QuizUI.bank() : QuizUI.bank;
+            const bar = QuizUI.ratingBar(b.questions[0].id, () => {}, 3);
+            return [...bar.querySelectorAll("button")].map(x => x.firstChild.textContent);
+        }""")
+        assert words == ["重来", "困难", "良好", "简单"], words

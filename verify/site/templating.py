@@ -71,7 +71,6 @@ LABELS: dict[str, Any] = {
     "origin": "合并自 {0}（其提交 {1}，{2}）",
     "origin_history": {True: "在本仓库历史中", False: "不在本仓库历史中", None: "无法核对是否在本仓库历史中"},
     "origin_no_commit": "未写明",
-    "evidence_head": ("论断", "内容", "状态", "观测值"),
     "count_item": "{0} {1} 条",
     "here": "构建机（{0}）",
     # A claim's one mark where more than one machine observed it the same way: 3 台机器已验证.
@@ -86,7 +85,6 @@ LABELS: dict[str, Any] = {
     "evidence_open": "（展开看每条的机器与观测值）",
     "ledger_head": ("论断 id · 题目 · 代码哈希", "内容", "构建机", "其他机器", "观测值"),
     "pages_head": ("题目页", "论断", "来自运行的数值", "手写的测量值"),
-    "syllabus_head": ("题目", "来源", "难度", "构建机上已验证", "GPU 上待测", "其他"),
     "topics": {"pytorch-internals": "PyTorch 内部机制", "cuda-gpu": "CUDA 与 GPU", "training-memory": "训练显存",
                "distributed": "分布式训练", "serving": "推理与服务", "model-architecture": "模型结构",
                "quantization": "量化", "cpp-systems": "C++ 与系统"},

@@ -147,7 +147,7 @@
       bar.appendChild(el("button", { type: "button", cls: "md-button rate-" + r.en.toLowerCase() + (r.grade === suggested ? " suggested" : ""),
         "data-grade": String(r.grade),
         onclick: function () { Array.prototype.forEach.call(bar.querySelectorAll("button"), function (b) { b.disabled = true; }); done(r.grade); } },
-        r.label + " " + r.en, el("small", { text: fmtDue(due) + "后" })));
+        r.label, el("small", { text: fmtDue(due) + "后" })));
     });
     return bar;
   }

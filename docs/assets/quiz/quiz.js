@@ -216,7 +216,7 @@
       if (left) { verdict.textContent = "还有 " + left + " 个考察点没标。"; return null; }
       var grade = Core.rating(marks(), overTime), r = U.RATINGS[grade - 1];
       var due = U.previewDue(q.id, grade);
-      verdict.textContent = "按你的标记：" + r.label + "（" + r.en + "），下次复习在 " + U.fmtDue(due) + "后" +
+      verdict.textContent = "按你的标记：" + r.label + "，下次复习在 " + U.fmtDue(due) + "后" +
         (overTime ? "；超时了，全部说到也只记「良好」" : "");
       return grade;
     }
@@ -263,6 +263,8 @@
       if (mock) cells.push(el("td", { text: count(r, "said") }), el("td", { text: count(r, "missed") }),
                            el("td", { text: count(r, "wrong") }), el("td", { text: U.clock(r.seconds) }));
       cells.push(el("td", { text: U.RATINGS[r.grade - 1].label }), el("td", { text: U.fmtDue(new Date(U.state.progress.cards[r.q.id].due)) + "后" }));
+      // each cell names its column, for a phone where the table stacks into one block per question
+      cells.forEach(function (td, i) { td.setAttribute("data-label", head[i]); });
       body.appendChild(el("tr", {}, ...cells));
     });
     table.appendChild(body);
