@@ -508,7 +508,7 @@ def test_no_mark_is_pre_selected_on_any_inverted_answer(browser, site, real_bank
 
 
 def test_judge_items_in_the_browser_check_the_answer_as_the_terminal_does(page):
-    """判断与计算: 对 on a key point is right, 对 on its opposite is wrong; the same rule as the terminal's."""
+    """判断与计算: 对 on a claim's true sentence is right, 对 on one with a wrong value is wrong; the terminal's rule."""
     from verify.quiz.objective import check  # noqa: PLC0415
     from verify.quiz.schema import Objective  # noqa: PLC0415
 
@@ -521,7 +521,7 @@ def test_judge_items_in_the_browser_check_the_answer_as_the_terminal_does(page):
     mine = [o for o in items if o["question"] == "expand-demo"]
     for _ in range(min(3, len(mine))):
         prompt = page.locator(".quiz-prompt").inner_text().split("\n", 1)[1].strip()
-        item = next(o for o in mine if o["prompt"] == prompt)
+        item = next(o for o in mine if o["prompt"].replace("`", "") == prompt)  # code marks are shown as <code>
         page.get_by_role("button", name="对", exact=True).click()
         verdict = page.get_by_test_id("verdict").inner_text()
         assert verdict == ("答对了：这句是对的" if item["answer"] else "答错了：这句是错的")

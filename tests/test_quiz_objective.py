@@ -1,7 +1,9 @@
-"""Objective items: 判断题 from key points and contradicts, 计算题 that claims observed (formulas they check)."""
+"""Objective items: 判断题 on the claims' sentences (true, or a value the expectation rejects), 计算题 that
+claims observed (formulas they check)."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import sys
 from pathlib import Path
@@ -12,29 +14,96 @@ import pytest
 from tests._project import REPO_SETTINGS as SETTINGS
 from tests._quiz_samples import write_sample_docs
 from verify.claim import LOADED, Context
+from verify.core import matchers
 from verify.quiz import claims as claims_mod
 from verify.quiz import objective
 from verify.quiz.bank import build_bank
 from verify.quiz.claims import ClaimFacts
+from verify.quiz.practice import objective_feedback, objective_reveal
 from verify.storage.scan import load_registry
 
 
-def test_key_points_are_true_and_their_contradicts_false(tmp_path):
+def _asked(false: bool) -> str:
+    """A claim id whose hash asks the false variant (``false``) or the true one."""
+    return next(c for n in range(100) if (hashlib.sha256((c := f"c{n}.x").encode()).digest()[0] % 2 == 1) is false)
+
+
+def test_a_wrong_value_the_expectation_accepts_is_never_a_false_statement():
+    """speedup >= 2 observed as 50: ten times more or less, one more or less, 2v+1 all still pass; only 0
+    fails (and -50, which reads otherwise: a sign the true text lacks). So 0 is the one false variant."""
+    statement, expect, observed = "`torch.add` 比循环快 {speedup:x}。", {"speedup": {">=": 2}}, {"speedup": 50.0}
+    variants = objective.false_variants(statement, expect, observed)
+    assert [(k, w, s) for k, w, s in variants] == [("speedup", 0, "`torch.add` 比循环快 0 倍。")]
+    assert all(matchers.check(expect, {**observed, k: w}) for k, w, _s in variants)
+    item = objective.claim_judgement(_asked(True), "q", statement, expect, observed)
+    assert item is not None and not item.true and item.wrong == 0 and item.sentence == "`torch.add` 比循环快 50 倍。"
+    # every plausible wrong value passes: no false variant, so the claim is not asked at all (not even true)
+    assert objective.false_variants("有 {n} 个。", {"n": {">=": 0}}, {"n": 5}) == []
+    assert objective.claim_judgement(_asked(False), "q", "有 {n} 个。", {"n": {">=": 0}}, {"n": 5}) is None
+    # a shown value the expectation does not cover cannot be made false by it
+    assert objective.false_variants("用了 {t:time}，快 {r:x}。", {"r": {">": 1}}, {"t": 0.002, "r": 3.0}) == [
+        ("r", 0.3, "用了 2 ms，快 0.3 倍。"), ("r", 0, "用了 2 ms，快 0 倍。")]
+
+
+def test_a_wrong_value_reads_like_the_true_one():
+    """Same unit and digits: 1 MiB is never shown as 102 KiB, a count of 16 never as 1.6 nor negative (a
+    measured 3 倍 may read 0.3 倍: floats show a few significant digits); a boolean's words are swapped."""
+    mib = objective.false_variants("占 {b:bytes}。", {"b": 2**20}, {"b": 2**20})
+    assert [s for _k, _w, s in mib] == ["占 10 MiB。", "占 2 MiB。"]  # 2^20/10 is 102 KiB; 2^20 ± 1 reads as 1 MiB
+    count = objective.false_variants("有 {n} 个。", {"n": 16}, {"n": 16})
+    assert [s for _k, _w, s in count] == ["有 160 个。", "有 17 个。", "有 15 个。", "有 0 个。", "有 33 个。"]
+    words = objective.false_variants("调用{raised:?会|不会}报错。", {"raised": True}, {"raised": True})
+    assert [s for _k, _w, s in words] == ["调用不会报错。"]
+    stride = objective.false_variants("stride 是 {stride}。", {"stride": [0, 1]}, {"stride": [0, 1]})
+    assert [s for _k, _w, s in stride] == ["stride 是 (1, 0)。", "stride 是 (1, 1)。"]
+
+
+def test_each_claim_is_asked_one_way_by_its_id_and_only_where_it_stands_alone():
+    statement, expect, observed = "stride 是 {stride}。", {"stride": [0, 1]}, {"stride": [0, 1]}
+    true, false = (objective.claim_judgement(_asked(f), "q", statement, expect, observed) for f in (False, True))
+    assert true is not None and true.true and true.prompt == true.sentence == "stride 是 (0, 1)。"
+    assert false is not None and not false.true and false.prompt in {"stride 是 (1, 0)。", "stride 是 (1, 1)。"}
+    assert false.sentence == "stride 是 (0, 1)。" and matchers.check(expect, {"stride": false.wrong})
+    assert objective.claim_judgement(_asked(True), "q", statement, expect, observed) == false  # the same each time
+    for leaning in ("同样，stride 是 {stride}。", "这时 stride 是 {stride}。", "它的 stride 是 {stride}。",
+                    "上例的 stride 是 {stride}。"):
+        assert objective.claim_judgement(_asked(True), "q", leaning, expect, observed) is None, leaning
+    assert objective.claim_judgement(_asked(True), "q", "stride 是 (0, 1)。", expect, observed) is None  # nothing bound
+
+
+def test_the_bank_asks_the_claims_judgements_on_their_pages(tmp_path):
+    """Key points are not asked; a claim's item links to the claim on its page; a prompt is asked once."""
     write_sample_docs(tmp_path / "docs")
-    bank = build_bank(tmp_path / "docs", html=False)
+    assert not [o for o in build_bank(tmp_path / "docs", html=False).objective if o.kind == "judge"]
+    stride = ("stride 是 {stride}。", {"stride": [0, 1]}, {"stride": [0, 1]})
+    made = [objective.claim_judgement(_asked(False), "expand-demo", *stride),
+            objective.claim_judgement(_asked(True), "compile-demo", *stride),
+            objective.claim_judgement("other.x", "no-such-page", *stride)]
+    twice = objective.ClaimJudgement("again.x", "expand-demo", "stride 是 (0, 1)。", "stride 是 (0, 1)。")
+    bank = build_bank(tmp_path / "docs", html=False, facts=ClaimFacts(judgements=(*made, twice)))  # type: ignore[arg-type]
+    items = [o for o in bank.objective if o.kind == "judge"]
+    assert [(o.id, o.question, o.answer, o.answer_text) for o in items] == [
+        (f"judge:{_asked(False)}", "expand-demo", True, "对"), (f"judge:{_asked(True)}", "compile-demo", False, "错")]
+    right, wrong = items
+    assert right.prompt == right.explain == wrong.explain == "stride 是 (0, 1)。" and wrong.prompt != wrong.explain
+    assert right.url == f"questions/expand-demo/#claim-{_asked(False)}" and right.claim == _asked(False)
+    assert wrong.params == {"key": "stride", "value": made[1].wrong}
     q = bank.question("expand-demo")
-    items = [o for o in bank.objective if o.question == "expand-demo"]
-    assert [(o.prompt, o.answer) for o in items if o.answer] == [(kp.point, True) for kp in q.key_points]
-    wrong = [o for o in items if not o.answer]
-    assert len(wrong) == sum(len(kp.contradicts) for kp in q.key_points)
-    assert all(o.explain in {kp.point for kp in q.key_points} and o.tags == q.tags for o in items)
+    assert right.title == q.title and right.tags == q.tags
     assert bank.known() >= {o.id for o in bank.objective}  # progress can be kept under their ids
 
 
-def test_a_contradicts_statement_reads_as_a_sentence():
-    assert objective.plain_statement("expand 会 拷贝") == "expand 会拷贝"
-    assert objective.plain_statement("检查点 什么都 不保存") == "检查点什么都不保存"
-    assert objective.plain_statement("print 不会 断图") == "print 不会断图"
+def test_after_a_judgement_the_terminal_shows_the_true_sentence_and_the_claim():
+    stride = ("stride 是 {stride}。", {"stride": [0, 1]}, {"stride": [0, 1]})
+    made = (objective.claim_judgement(_asked(False), "expand-demo", *stride),
+            objective.claim_judgement(_asked(True), "expand-demo", *stride))
+    right, wrong = objective.judgements(made, [SimpleNamespace(  # type: ignore[arg-type]
+        id="expand-demo", title="t", tags=(), difficulty=1, url="questions/expand-demo/", page_url=None)])
+    assert objective_feedback(wrong, True) == "答对了：这句是错的"
+    assert objective_reveal(wrong) == [("正确的说法：", "stride 是 (0, 1)。"), (
+        "", f"错句改了论断 {_asked(True)} 观测到的 stride，论断的期望不接受改后的值。")]
+    assert objective_feedback(right, False) == "答错了：这句是对的"
+    assert objective_reveal(right)[0] == ("原句：", "stride 是 (0, 1)。") and _asked(False) in objective_reveal(right)[1][1]
 
 
 @pytest.mark.parametrize("answer, kind, truth, right", [

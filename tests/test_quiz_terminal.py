@@ -304,25 +304,3 @@ def test_drills_in_the_terminal(tmp_path):
     child.expect(pexpect.EOF)
     conn = sqlite3.connect(tmp_path / "data" / "verified-infra-interview" / "quiz.sqlite3")
     assert sorted(conn.execute("SELECT question_id, rating FROM reviews").fetchall()) == sorted((d["id"], 3) for d in drills.values())
-
-
-def test_judge_items_in_the_terminal(env, tmp_path):
-    """判断与计算 in the terminal: a key point or its opposite, 对 or 错, checked, then rated."""
-    child = spawn(env, "objective", "-n", "2", "--kind", "judge", "--seed", "1")
-    for _ in range(2):
-        child.expect("判断题")
-        child.expect("这句话对吗")
-        child.expect(r"对还是错？\[1 对 / 2 错\]")
-        child.sendline("x")
-        child.expect("请输入 1（对）或 2（错）")
-        child.sendline("1")
-        child.expect(r"(答对了|答错了)：这句是(对|错)的")  # answered 对: right where the sentence is true
-        assert (child.match.group(1) == "答对了") == (child.match.group(2) == "对")
-        child.expect("考察点：")
-        child.expect(r"回车 = ")
-        child.sendline("")
-    child.expect("本轮小结")
-    child.expect(pexpect.EOF)
-    conn = sqlite3.connect(tmp_path / "data" / "verified-infra-interview" / "quiz.sqlite3")
-    ids = [r[0] for r in conn.execute("SELECT question_id FROM reviews").fetchall()]
-    assert len(ids) == 2 and all(i.startswith("judge:") for i in ids)

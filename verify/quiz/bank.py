@@ -3,7 +3,7 @@
 The bank is the one source for the browser quiz (``quiz.json`` and the ``quizbank`` fence), the
 terminal quiz and the Anki deck: the questions with their answers as plain text and HTML (written
 out for a reader away from the site, :mod:`verify.quiz.reference`), the predict-the-output drills
-made from the claims (:mod:`verify.quiz.drills`), the 判断题 of the key points and the 计算题 that claims observed
+made from the claims (:mod:`verify.quiz.drills`), the 判断题 on the claims' sentences and the 计算题 that claims observed
 (:mod:`verify.quiz.objective`), and the sentences of the claims the answers show. Nothing here
 imports the project's snippets: what they observed comes in ``facts``, from the ledger.
 Every page is validated; all problems are collected and raised once, each naming the file and the
@@ -246,7 +246,7 @@ def _build_bank(docs_dir: Path, *, html: bool = True, facts: ClaimFacts | None =
     shown = {cid for q in questions for cid in q.claims}
     evidence = {cid: ClaimSentence(said, facts.where.get(cid, ""))
                 for cid in sorted(shown) if (said := facts.sentences.get(cid))}
-    objective = (*judgements(questions), *calculations(facts.calculations, questions))
+    objective = (*judgements(facts.judgements, questions), *calculations(facts.calculations, questions))
     return Bank(version=BANK_VERSION, questions=tuple(questions), drills=_drills(facts, questions, site_url),
                 objective=tuple(objective), evidence=evidence, tags=tuple(sorted({t for q in questions for t in q.tags})),
                 topics=tuple(sorted({q.topic for q in questions if q.topic})), site_url=site_url)

@@ -1,5 +1,5 @@
-"""What the bank takes from a verification: each claim's sentence, the pages' bound values, the drills
-and the 计算题 that claims observed (:mod:`verify.quiz.objective`).
+"""What the bank takes from a verification: each claim's sentence, the pages' bound values, the drills,
+the claims' 判断题 and the 计算题 that claims observed (:mod:`verify.quiz.objective`).
 
 The site passes the build's ledger; the terminal passes one made from the cache without running
 anything (``verify quiz``, `verify/cli/quiz.py`). Everything here is plain data, so the bank can
@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from verify.core import binding, states
+from verify.core.prose import Prose, shown
 from verify.core.records import Evidence
 from verify.quiz import drills
-from verify.quiz.objective import OBSERVED_KEY, CalcSet, calc_sets
+from verify.quiz.objective import OBSERVED_KEY, CalcSet, ClaimJudgement, calc_sets, claim_judgement, filled
 from verify.quiz.schema import Drill
 
 if TYPE_CHECKING:
@@ -35,17 +36,19 @@ log = logging.getLogger("verify.quiz")
 class ClaimFacts:
     """Claim id -> sentence (None: a value it shows was observed nowhere); inline source -> value text;
     drills; claim id -> where its evidence was observed (``AMD EPYC · torch 2.13.0``); the calculators
-    whose 计算题 passing claims observed."""
+    whose 计算题 passing claims observed; the claims' 判断题."""
 
     sentences: dict[str, str | None] = field(default_factory=dict)
     values: dict[str, str | None] = field(default_factory=dict)
     drills: tuple[Drill, ...] = ()
     where: dict[str, str] = field(default_factory=dict)
     calculations: tuple[CalcSet, ...] = ()
+    judgements: tuple[ClaimJudgement, ...] = ()
 
     def digest(self) -> str:
         data = json.dumps([self.sentences, self.values, [d.to_json() for d in self.drills], self.where,
-                           [msgspec.to_builtins(c) for c in self.calculations]],
+                           [msgspec.to_builtins(c) for c in self.calculations],
+                           [msgspec.to_builtins(j) for j in self.judgements]],
                           sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(data.encode()).hexdigest()[:16]
 
@@ -70,19 +73,7 @@ def sentence(v: Ledger, claim_id: str) -> str | None:
     if not binding.keys(spec.statement):  # nothing observed in it; its inputs ({=4}) written out
         return binding.plain(spec.statement)
     record = observation(v, claim_id)
-    if record is None:
-        return None
-    missing: list[str] = []
-
-    def value(key: str, fmt: str) -> str:
-        try:
-            return binding.resolve(record.observed, key, fmt)
-        except binding.BindError:
-            missing.append(key)
-            return ""
-
-    text = binding.fill(spec.statement, value)
-    return None if missing else text
+    return None if record is None else filled(spec.statement, record.observed)
 
 
 def function_source(v: Ledger, snippet: str, line: int) -> str:
@@ -101,16 +92,20 @@ def function_source(v: Ledger, snippet: str, line: int) -> str:
     return ""
 
 
-def _values(v: Ledger, docs_dir: Path) -> dict[str, str | None]:
-    """Each question page's bound value (by :func:`binding.ref_key`) -> its text; from the pages' prose facts,
-    kept in the cache by content, so a warm build parses no page for them."""
+def _prose(v: Ledger, docs_dir: Path) -> dict[str, Prose]:
+    """Each page's prose facts, kept in the cache by content, so a warm build parses no page for them."""
     from verify.storage import pages as page_store  # noqa: PLC0415
 
+    return dict(page_store.read_all(Path(docs_dir), v.settings.cache_dir))
+
+
+def _values(v: Ledger, prose: Mapping[str, Prose]) -> dict[str, str | None]:
+    """Each question page's bound value (by :func:`binding.ref_key`) -> its text, from the pages' prose facts."""
     out: dict[str, str | None] = {}
-    for rel, prose in page_store.read_all(Path(docs_dir), v.settings.cache_dir).items():
+    for rel, facts in prose.items():
         if not rel.startswith("questions/"):
             continue
-        for ref, _line in prose.refs:
+        for ref, _line in facts.refs:
             try:
                 text, _status, _where = v.value(ref)
             except binding.BindError:
@@ -118,6 +113,21 @@ def _values(v: Ledger, docs_dir: Path) -> dict[str, str | None]:
             out[ref.label] = None if text == "—" else text
     return out
 
+
+def _judgements(v: Ledger, seen: Mapping[str, Evidence | None], prose: Mapping[str, Prose]) -> tuple[ClaimJudgement, ...]:
+    """The 判断题 of every claim whose passing record observed the values of its sentence, asked on the
+    first question page that shows the claim (:func:`verify.quiz.objective.claim_judgement`)."""
+    pages = shown(dict(prose))
+    out = []
+    for cid, record in sorted(seen.items()):
+        page = next((p for p in pages.get(cid, ()) if p.startswith("questions/")), None)
+        if record is None or page is None or _calculates(record):
+            continue
+        spec = v.registry.claims[cid]
+        made = claim_judgement(cid, Path(page).stem, spec.statement, spec.expect, record.observed)
+        if made is not None:
+            out.append(made)
+    return tuple(out)
 
 
 def drill_for(v: Ledger, claim_id: str) -> Drill | None:
@@ -232,9 +242,10 @@ def gather(v: Ledger, docs_dir: Path) -> ClaimFacts:
     seen = {cid: observation(v, cid) for cid in ids}
     where = {cid: f"{r.provenance.device_name or r.provenance.device} · torch {r.provenance.torch}"
              for cid, r in seen.items() if r is not None}
-    facts = ClaimFacts(sentences={cid: sentence(v, cid) for cid in ids}, values=_values(v, docs_dir),
+    prose = _prose(v, docs_dir)
+    facts = ClaimFacts(sentences={cid: sentence(v, cid) for cid in ids}, values=_values(v, prose),
                        drills=_drills(v, [cid for cid in ids if not _calculates(seen[cid])]), where=where,
-                       calculations=_calculations(seen))
+                       calculations=_calculations(seen), judgements=_judgements(v, seen, prose))
     _LAST.clear()
     _LAST[key] = (v, facts)
     return facts

@@ -244,6 +244,18 @@ def objective_feedback(item: Objective, right: bool) -> str:
     return f"{said}：答案{'' if right else '是'} {item.answer_text}（允许 ±{item.tolerance:.1%}）"
 
 
+def objective_reveal(item: Objective) -> list[tuple[str, str]]:
+    """What follows the verdict, ``(label, text)`` then a note (label ""): a 判断题's true sentence (the
+    correction, for a false one) and the claim that observed its values; a 计算题's formula and its claim.
+    The browser says the same (``quiz-objective.js``: ``reveals``)."""
+    if item.kind != "judge":
+        return [("公式：", item.explain), ("", f"这个公式由论断 {item.claim} 在构建时核对过。")]
+    if item.answer:
+        return [("原句：", item.explain), ("", f"句中的值是论断 {item.claim} 在构建时观测到的。")]
+    return [("正确的说法：", item.explain),
+            ("", f"错句改了论断 {item.claim} 观测到的 {item.params.get('key', '')}，论断的期望不接受改后的值。")]
+
+
 def objective(store: Progress, picked: list[Objective]) -> None:
     """判断与计算: a statement to call right or wrong, or a number to compute; checked, then the self-rating."""
     from verify.quiz.objective import check  # noqa: PLC0415
@@ -263,9 +275,9 @@ def objective(store: Progress, picked: list[Objective]) -> None:
                 answer = input(f"你的答案（{item.unit}）：").strip()
             right = check(item, answer)
             console.print(objective_feedback(item, right), style="green" if right else "red", markup=False)
-            console.print(("考察点：" if judge else "公式：") + item.explain, markup=False)
-            if not judge:
-                console.print(f"这个公式由论断 {item.claim} 在构建时核对过。", style="dim", markup=False)
-            tui.link(item.page_url, item.url, f"docs/questions/{item.question}.md")
+            for label, text in objective_reveal(item):
+                console.print(label + text, style="" if label else "dim", markup=False)
+            tui.link(item.page_url, item.url, f"docs/questions/{item.question}.md",
+                     label="论断所在的页面" if judge else "页面与证据")
             rows.append(Row(f"{item.title} · {'判断' if judge else '计算'}", item.page_url or item.url,
                             _rate(store, item.id, None, None, default=3 if right else 1)))

@@ -277,8 +277,9 @@ class Drill(_Record):
 
 @dataclass(frozen=True)
 class Objective(_Record):
-    """An item with one right answer (:mod:`verify.quiz.objective`): a 判断题 (``judge``: is the statement
-    right?) or a 计算题 (``calc``: a number a claim-checked formula gives, within ``tolerance``)."""
+    """An item with one right answer (:mod:`verify.quiz.objective`): a 判断题 (``judge``: is a claim's
+    sentence, or the same with one observed value changed, right?) or a 计算题 (``calc``: a number a
+    claim-checked formula gives, within ``tolerance``)."""
 
     id: str
     kind: str  # judge | calc
@@ -286,10 +287,11 @@ class Objective(_Record):
     prompt: str
     answer: Any  # True / False, or the number
     answer_text: str
-    explain: str = ""  # the key point (judge), the formula (calc)
+    explain: str = ""  # the claim's true sentence (judge), the formula (calc)
     unit: str = ""
     tolerance: float = 0.0  # relative
-    claim: str = ""  # the claim that checks a calculator's formula
+    claim: str = ""  # the claim whose sentence is judged, or that checks a calculator's formula
+    #: a calculator's parameters; for a false 判断题, the observed ``key`` changed and the wrong ``value``
     params: dict[str, Any] = field(default_factory=dict)
     title: str = ""
     tags: tuple[str, ...] = ()

@@ -1,5 +1,6 @@
-/* 判断与计算：一个答案就对的题。判断题来自考察点（对）和它们的 contradicts（错）；计算题的公式由论断核对过，
- * 参数每题不同，答案在给定的相对误差内算对。规则与 verify/quiz/objective.py 相同（QuizCore.checkObjective）。 */
+/* 判断与计算：一个答案就对的题。判断题是论断的原句（对），或把句中一个观测值换成论断的期望不接受的值（错）；
+ * 计算题的公式由论断核对过，参数每题不同，答案在给定的相对误差内算对。规则与 verify/quiz/objective.py 相同
+ * （QuizCore.checkObjective）；答完之后显示的内容与 verify/quiz/practice.py 的 objective_reveal 相同。 */
 (function () {
   "use strict";
 
@@ -29,7 +30,7 @@
     });
     var n = { judge: 0, calc: 0 };
     items.forEach(function (o) { n[o.kind]++; });
-    view.appendChild(el("p", { cls: "quiz-intro", text: "共 " + n.judge + " 道判断题（考察点是对的，与它相反的说法是错的）、" +
+    view.appendChild(el("p", { cls: "quiz-intro", text: "共 " + n.judge + " 道判断题（本站论断的原句是对的，改了一个实测值的是错的）、" +
       n.calc + " 道计算题（公式由本站的论断核对过，参数每题不同）。" }));
     view.appendChild(form);
   }
@@ -39,6 +40,14 @@
     var said = right ? "答对了" : "答错了";
     if (o.kind === "judge") return said + "：这句是" + o.answer_text + "的";
     return said + "：答案" + (right ? "" : "是") + " " + o.answer_text + "（允许 ±" + (o.tolerance * 100).toFixed(1) + "%）";
+  }
+
+  /** What follows the verdict (verify/quiz/practice.py: objective_reveal): the true sentence and its claim. */
+  function reveals(o) {
+    if (o.kind !== "judge") return [["公式：", o.explain], ["", "这个公式由论断 " + o.claim + " 在构建时核对过。"]];
+    if (o.answer) return [["原句：", o.explain], ["", "句中的值是论断 " + o.claim + " 在构建时观测到的。"]];
+    return [["正确的说法：", o.explain],
+      ["", "错句改了论断 " + o.claim + " 观测到的 " + ((o.params || {}).key || "") + "，论断的期望不接受改后的值。"]];
   }
 
   function step(session) {
@@ -71,9 +80,11 @@
       Array.prototype.forEach.call(form.querySelectorAll("input, button"), function (x) { x.disabled = true; });
       view.appendChild(el("section", { cls: "quiz-reveal quiz-drill-result " + (right ? "right" : "wrong") },
         el("h3", { cls: "quiz-verdict", "data-testid": "verdict", text: feedback(o, right) }),
-        el("p", {}, el("strong", { text: judge ? "考察点：" : "公式：" }), U.codeText(o.explain)),
-        judge ? null : el("p", { cls: "quiz-where", text: "这个公式由论断 " + o.claim + " 在构建时核对过。" }),
-        el("p", { cls: "quiz-links" }, el("a", { href: U.href(o.page_url || o.url), text: "打开题目页面" }))));
+        ...reveals(o).map(function (r) {
+          return r[0] ? el("p", {}, el("strong", { text: r[0] }), U.codeText(r[1]))
+                      : el("p", { cls: "quiz-where", text: r[1] });
+        }),
+        el("p", { cls: "quiz-links" }, el("a", { href: U.href(o.page_url || o.url), text: judge ? "打开论断所在的页面" : "打开题目页面" }))));
       view.appendChild(U.checkedRating(session, o, right));
     }
   }
