@@ -1,7 +1,7 @@
 """Whether a text says one of a key point's ``contradicts`` statements: a check of the pages, not of answers.
 
-The 判断题 use each ``contradicts`` statement as a false sentence, so a page must never say one in its
-own answers. The quiz itself no longer looks for them in a candidate's answer (a keyword rule cannot
+A key point's ``contradicts`` statements are the common wrong answers it names (the Anki cards show
+them), so a page must never say one in its own answers. The quiz itself no longer looks for them in a candidate's answer (a keyword rule cannot
 tell a sentence from its inversion); this is the page check that used to share that code. A statement
 is said where its parts (split at spaces; a part that is a keyword of the point may be any of its
 synonyms) occur in order inside one clause, the first not negated just before it, no negation

@@ -229,11 +229,9 @@ def objective(n: NOpt = 10, kind: Annotated[str | None, typer.Option(metavar="ju
         what = {"judge": "判断题", "calc": "计算题"}.get(kind or "", "判断题或计算题")
         console.print(f"「{bank.question(question).title}」没有{what}。", style="yellow")
         return
-    if not pool and kind == "calc":  # a 计算题 is what a claim observed: none before the claims ran
-        console.print("没有可练的计算题：计算题来自论断的观测值，先运行 `verify run`（或构建一次网站）。", style="yellow")
-        return
-    if not pool:
-        _nothing(False)
+    if not pool:  # both kinds are what claims observed: none before the claims ran
+        what = {"judge": "判断题", "calc": "计算题"}.get(kind or "", "判断题或计算题")
+        console.print(f"没有可练的{what}：它们来自论断的观测值，先运行 `verify run`（或构建一次网站）。", style="yellow")
         return
     _practise(pool, practice.objective, db, n, tag, span, due, seed)
 
