@@ -58,7 +58,8 @@ def test_the_terminal_shows_the_claims_sentence_and_its_page(root, judged):
         assert ("原句：" if item["answer"] else "正确的说法：") + item["explain"] in screen, screen
         assert f"论断 {item['claim']} " in screen, screen
         if not item["answer"]:
-            assert f"观测到的 {item['params']['key']}，论断的期望不接受改后的值。" in screen, screen
+            change = item["params"]
+            assert f"错在「{change['said']}」，应为「{change['true']}」。" in screen and change["said"] in item["prompt"], screen
         link = f"论断所在的页面：https://example.org/s/questions/{item['question']}/#claim-{item['claim']}"
         assert link in screen, screen
         child.sendline("")

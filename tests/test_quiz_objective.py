@@ -66,9 +66,27 @@ def test_each_claim_is_asked_one_way_by_its_id_and_only_where_it_stands_alone():
     assert false.sentence == "stride 是 (0, 1)。" and matchers.check(expect, {"stride": false.wrong})
     assert objective.claim_judgement(_asked(True), "q", statement, expect, observed) == false  # the same each time
     for leaning in ("同样，stride 是 {stride}。", "这时 stride 是 {stride}。", "它的 stride 是 {stride}。",
-                    "上例的 stride 是 {stride}。"):
+                    "上例的 stride 是 {stride}。", "把它 view 之后 stride 是 {stride}。", "这种情况下 stride 是 {stride}。",
+                    "这台机器上 stride 是 {stride}。"):
         assert objective.claim_judgement(_asked(True), "q", leaning, expect, observed) is None, leaning
     assert objective.claim_judgement(_asked(True), "q", "stride 是 (0, 1)。", expect, observed) is None  # nothing bound
+
+
+@pytest.mark.parametrize("said, true, shown", [
+    ("加起来是 400 对 32", "加起来是 40 对 32", ("400", "40")),  # a number whole, not its last digit
+    ("是 1,120 次", "是 112 次", ("1,120", "112")),
+    ("和不做检查点不同，重入式也逐位相同", "和不做检查点逐位相同，重入式也逐位相同", ("和不做检查点不同", "和不做检查点逐位相同")),
+    ("82.2 GB，放得进 H100", "82.2 GB，放不进 H100", ("放得进", "放不进")),  # words: their clause
+])
+def test_a_false_items_change_is_shown_as_whole_words(said, true, shown):
+    assert objective.changed_span(said, true) == shown
+
+
+def test_a_tiny_value_is_never_the_one_made_false():
+    # an error size (3.0e-07 against 3.0e-06) is one machine's rounding, not knowledge
+    statement, expect = "最多差 {err:.1e}，stride 是 {stride}。", {"err": {"<": 1e-5}, "stride": [0, 1]}
+    variants = objective.false_variants(statement, expect, {"err": 3e-7, "stride": [0, 1]})
+    assert variants and {key for key, _wrong, _said in variants} == {"stride"}
 
 
 def test_the_bank_asks_the_claims_judgements_on_their_pages(tmp_path):
@@ -87,7 +105,8 @@ def test_the_bank_asks_the_claims_judgements_on_their_pages(tmp_path):
     right, wrong = items
     assert right.prompt == right.explain == wrong.explain == "stride 是 (0, 1)。" and wrong.prompt != wrong.explain
     assert right.url == f"questions/expand-demo/#claim-{_asked(False)}" and right.claim == _asked(False)
-    assert wrong.params == {"key": "stride", "value": made[1].wrong}
+    said, true = objective.changed_span(wrong.prompt, wrong.explain)
+    assert wrong.params == {"key": "stride", "value": made[1].wrong, "said": said, "true": true} and said != true
     q = bank.question("expand-demo")
     assert right.title == q.title and right.tags == q.tags
     assert bank.known() >= {o.id for o in bank.objective}  # progress can be kept under their ids
@@ -100,8 +119,9 @@ def test_after_a_judgement_the_terminal_shows_the_true_sentence_and_the_claim():
     right, wrong = objective.judgements(made, [SimpleNamespace(  # type: ignore[arg-type]
         id="expand-demo", title="t", tags=(), difficulty=1, url="questions/expand-demo/", page_url=None)])
     assert objective_feedback(wrong, True) == "答对了：这句是错的"
+    said, true = objective.changed_span(wrong.prompt, "stride 是 (0, 1)。")
     assert objective_reveal(wrong) == [("正确的说法：", "stride 是 (0, 1)。"), (
-        "", f"错句改了论断 {_asked(True)} 观测到的 stride，论断的期望不接受改后的值。")]
+        "", f"错在「{said}」，应为「{true}」。句中的值是论断 {_asked(True)} 在构建时观测到的；改后的值，论断的期望不接受。")]
     assert objective_feedback(right, False) == "答错了：这句是对的"
     assert objective_reveal(right)[0] == ("原句：", "stride 是 (0, 1)。") and _asked(False) in objective_reveal(right)[1][1]
 

@@ -92,7 +92,13 @@ def calc_sets(observed: Any, claim_id: str) -> tuple[CalcSet, ...]:
 #: a sentence that leans on the one before it on its page, told simply: by its first words or a
 #: pointer back (上例, 上面); such a sentence does not stand alone as a 判断题
 LEANS = re.compile(r"^(?:它|这|那|但|而|也|同样|同一|两者|换成|代价是|最后|反过来|此外|另外|所以|因此|于是|不过|相反)"
-                   r"|上例|上面|上文|上述|前面")
+                   r"|上例|上面|上文|上述|前面|把它|这种|这一步|同样这|也一样|见下表|上表|下表|上一条|同一个例子|这个例子")
+#: a sentence that says its value is this machine's: a candidate could only guess it, true or false
+MACHINE = re.compile(r"这台机器|本机|构建机")
+#: values this small are a precision or a rounding error of one machine and one kernel path, not knowledge
+TINY = 1e-3
+_TOKEN = re.compile(r"[0-9A-Za-z_.,%×]")
+_CLAUSE = re.compile(r"[^，。；：、;:（）()\s]")
 _DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d{3})")
 
 
@@ -160,7 +166,7 @@ def false_variants(statement: str, expect: Any, observed: Any) -> list[tuple[str
     refs = binding.keys(statement)
     out = []
     for key in dict.fromkeys(k.split(".")[0] for k, _spec in refs):
-        if key not in expect or key not in observed:
+        if key not in expect or key not in observed or _tiny(observed[key]):
             continue
         for wrong in perturb.wrong_values(observed[key]):
             changed = {**observed, key: wrong}
@@ -170,6 +176,30 @@ def false_variants(statement: str, expect: Any, observed: Any) -> list[tuple[str
             if said is not None and said != true and all(_reads_alike(k, f, observed, changed) for k, f in refs):
                 out.append((key, wrong, said))
     return out
+
+
+def _tiny(value: Any) -> bool:
+    """A float of magnitude below :data:`TINY` (an error size): which side of it is right is one machine's fact."""
+    return isinstance(value, float) and 0 < abs(value) < TINY
+
+
+def changed_span(said: str, true: str) -> tuple[str, str]:
+    """Where a false sentence differs from the true one, widened to whole tokens (``400`` against ``40``,
+    not ``0`` against nothing): ``(what the false sentence says, what the true one says)``."""
+    start = 0
+    while start < min(len(said), len(true)) and said[start] == true[start]:
+        start += 1
+    end = 0
+    while end < min(len(said), len(true)) - start and said[-1 - end] == true[-1 - end]:
+        end += 1
+    a, b = len(said) - end, len(true) - end
+    # a number or name is widened to its whole token; words (Chinese is not segmented) to their clause
+    inside = _TOKEN if all(_TOKEN.match(c) for c in said[start:a] + true[start:b]) else _CLAUSE
+    while start > 0 and inside.match(said[start - 1]):
+        start -= 1
+    while end > 0 and inside.match(said[a]):
+        a, b, end = a + 1, b + 1, end - 1
+    return said[start:a].strip(), true[start:b].strip()
 
 
 def _is_zero(value: Any) -> bool:
@@ -183,7 +213,7 @@ def claim_judgement(claim_id: str, question: str, statement: str, expect: Any, o
     if not binding.keys(statement):
         return None
     sentence = filled(statement, observed)
-    if not sentence or LEANS.search(sentence):
+    if not sentence or LEANS.search(sentence) or MACHINE.search(sentence):
         return None
     variants = false_variants(statement, expect, observed)
     if not variants:
@@ -194,6 +224,12 @@ def claim_judgement(claim_id: str, question: str, statement: str, expect: Any, o
     plausible = [v for v in variants if not _is_zero(v[1])] or variants
     key, wrong, said = plausible[int.from_bytes(digest[1:5], "big") % len(plausible)]
     return ClaimJudgement(claim_id, question, sentence, said, key=key, wrong=wrong)
+
+
+def _change(j: ClaimJudgement) -> dict[str, Any]:
+    """A false item's change: the key and value, and the words that differ (``said`` for ``true``), shown after answering."""
+    said, true = changed_span(j.prompt, j.sentence)
+    return {"key": j.key, "value": j.wrong, "said": said[:100], "true": true[:100]}
 
 
 def judgements(items: Sequence[ClaimJudgement], questions: Sequence[Question]) -> list[Objective]:
@@ -209,7 +245,7 @@ def judgements(items: Sequence[ClaimJudgement], questions: Sequence[Question]) -
         anchor = f"#claim-{j.claim}"
         out.append(Objective(id=f"judge:{j.claim}", kind="judge", question=q.id, prompt=j.prompt, answer=j.true,
                              answer_text="对" if j.true else "错", explain=j.sentence, claim=j.claim,
-                             params={} if j.true else {"key": j.key, "value": j.wrong}, title=q.title, tags=q.tags,
+                             params={} if j.true else _change(j), title=q.title, tags=q.tags,
                              difficulty=q.difficulty, url=q.url + anchor,
                              page_url=q.page_url + anchor if q.page_url else None))
     return out

@@ -252,8 +252,10 @@ def objective_reveal(item: Objective) -> list[tuple[str, str]]:
         return [("公式：", item.explain), ("", f"这个公式由论断 {item.claim} 在构建时核对过。")]
     if item.answer:
         return [("原句：", item.explain), ("", f"句中的值是论断 {item.claim} 在构建时观测到的。")]
+    said, true = item.params.get("said", ""), item.params.get("true", "")
+    where = f"错在「{said}」，应为「{true}」。" if said and true else ""
     return [("正确的说法：", item.explain),
-            ("", f"错句改了论断 {item.claim} 观测到的 {item.params.get('key', '')}，论断的期望不接受改后的值。")]
+            ("", f"{where}句中的值是论断 {item.claim} 在构建时观测到的；改后的值，论断的期望不接受。")]
 
 
 def objective(store: Progress, picked: list[Objective]) -> None:

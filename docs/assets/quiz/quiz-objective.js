@@ -46,8 +46,9 @@
   function reveals(o) {
     if (o.kind !== "judge") return [["公式：", o.explain], ["", "这个公式由论断 " + o.claim + " 在构建时核对过。"]];
     if (o.answer) return [["原句：", o.explain], ["", "句中的值是论断 " + o.claim + " 在构建时观测到的。"]];
+    var p = o.params || {}, where = p.said && p.true ? "错在「" + p.said + "」，应为「" + p.true + "」。" : "";
     return [["正确的说法：", o.explain],
-      ["", "错句改了论断 " + o.claim + " 观测到的 " + ((o.params || {}).key || "") + "，论断的期望不接受改后的值。"]];
+      ["", where + "句中的值是论断 " + o.claim + " 在构建时观测到的；改后的值，论断的期望不接受。"]];
   }
 
   function step(session) {
