@@ -22,7 +22,7 @@ from tests._quiz_samples import write_interview_page, write_sample_docs
 
 DRILL = Drill(id="drill:expand-demo.demo", claim="expand-demo.demo", question="expand-demo", anchor="#claim-expand-demo.demo",
               format="value", key="stride", answer=[0, 1], accept=("[0,1]",), answer_text="(0, 1)",
-              code="def _(ctx):\n    return {\"stride\": x.expand(4, 3).stride()}", prompt="运行这段代码，`x.expand(4, 3).stride()` 是什么？",
+              code="import torch\n\nx = torch.tensor([[1, 2, 3]])\nreturn {\"stride\": x.expand(4, 3).stride()}", prompt="运行这段代码，`x.expand(4, 3).stride()` 是什么？",
               sentence="`x.expand(4, 3)` 的 stride 是 (0, 1)。", device="AMD EPYC", torch="2.13.0", torch_build="cpu",
               date="2026-12-01", snippet="snippets/samples/demo.py", line=7, here=True)
 FACTS = ClaimFacts(sentences={"expand-demo.demo": "`x.expand(4, 3)` 的 stride 是 (0, 1)，不拷贝。"}, drills=(DRILL,),
@@ -167,3 +167,26 @@ def test_the_sites_deck_imports_into_anki_and_a_second_import_only_updates(anki_
     assert out["logs"][1]["new"] == 0 and out["logs"][1]["updated"] >= 1  # updates, never duplicates
     assert "add_ 抛出 RuntimeError" in out["notes"]["fu:expand-demo:1"]["back"]
     assert all(n["guid"] == note_guid(i) for i, n in out["notes"].items())
+
+
+def test_a_drill_card_shows_the_code_without_the_harness(tmp_path):
+    from verify.core.registry import ClaimSpec  # noqa: PLC0415
+    from verify.quiz import drills  # noqa: PLC0415
+    from verify.quiz.deck import cards_of  # noqa: PLC0415
+
+    module = "import torch\n\n\n@claim('expand-demo.demo', statement='{stride}', expect={'stride': [0, 1]})\n" \
+             "def _(ctx):\n    import math  # noqa: PLC0415\n\n    x = torch.tensor([[1, 2, 3]], device=ctx.device)\n" \
+             "    ctx.observe(n=math.prod(x.shape))\n    return {'stride': x.expand(4, 3).stride()}\n"
+    spec = ClaimSpec(id="expand-demo.demo", question="expand-demo", statement="{stride}", kind="fact",
+                     snippet="snippets/samples/demo.py", line=4, expect={"stride": [0, 1]})
+    made = drills.make(spec, drills.with_context(module, module[module.index("@claim"):]), {"stride": [0, 1], "n": 3})
+    assert made is not None
+    write_sample_docs(tmp_path / "docs")
+    facts = ClaimFacts(sentences=FACTS.sentences, where=FACTS.where,
+                       drills=(Drill.from_json({**DRILL.to_json(), "code": made.code}),))
+    bank = build_bank(tmp_path / "docs", html=False, facts=facts)
+    front = next(c for c in cards_of(bank) if c.kind == "drill").front_html
+    code = re.search(r"<pre><code>(.*?)</code></pre>", front, re.S).group(1)
+    assert "import torch" in code and "x.expand(4, 3).stride()" in code
+    for harness in ("def _(ctx", "ctx.", "noqa", "@claim"):
+        assert harness not in code, harness

@@ -359,7 +359,7 @@ def test_drills_check_the_prediction_against_the_observation(page):
             wrong = {"faster": "same"} if d["format"] == "faster" else "(9, 9)"
             answer_drill(page, d, right_answer(d) if right else wrong)
             result = page.locator(".quiz-drill-result")
-            assert page.get_by_test_id("verdict").inner_text() == ("✓ 对了" if right else "✗ 不对"), d["id"]
+            assert page.get_by_test_id("verdict").inner_text() == ("✓ 预测对了" if right else "✗ 预测错了"), d["id"]
             assert d["device"] in result.inner_text() and "torch " + d["torch"] in result.inner_text()
             assert d["sentence"].replace("`", "") in result.inner_text()
             suggested = page.locator(".quiz-rating button.suggested").get_attribute("data-grade")
@@ -447,6 +447,29 @@ def test_on_a_phone_the_tabs_stay_on_one_line_and_the_start_button_is_in_view(br
     assert start["y"] + start["height"] <= 844, start
     ARTIFACTS.mkdir(exist_ok=True)
     pg.screenshot(path=str(ARTIFACTS / "quiz-5-phone.png"))
+    ctx.close()
+
+
+def test_the_drill_tab_has_one_question_picker_and_its_code_wraps_on_a_phone(browser, site):
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, locale="zh-CN", is_mobile=True)
+    pg = ctx.new_page()
+    pg.goto(site + "/quiz/")
+    pg.get_by_role("tab", name="预测输出").click()
+    assert pg.locator("#quiz-app select[name=question]").count() == 1
+    drills = json.loads(pg.evaluate("document.getElementById('quiz-bank').textContent"))["drills"]
+    one = pg.locator("#quiz-app select[name=question]")
+    asked = {o.get_attribute("value") for o in one.locator("option").all()} - {""}
+    assert asked == {d["question"] for d in drills}  # the questions that have drills, each once
+    one.select_option(drills[0]["question"])
+    pg.get_by_role("button", name="开始预测输出").click()
+    code = pg.locator("pre.quiz-code")
+    assert code.inner_text() in {d["code"] for d in drills}
+    pg.evaluate("""() => { const c = document.querySelector('pre.quiz-code code');
+                           c.textContent = c.textContent + '\\nx = ' + 'a_long_name + '.repeat(20) + '1'; }""")
+    wide = pg.evaluate("""() => Array.from(document.querySelectorAll('pre.quiz-code, pre.quiz-code code'))
+                                     .map(e => [e.scrollWidth, e.clientWidth])""")
+    assert len(wide) == 2 and all(w <= c for w, c in wide), wide  # a line longer than the phone wraps, not cut or scrolled
+    assert pg.evaluate("document.documentElement.scrollWidth") <= 390
     ctx.close()
 
 

@@ -171,7 +171,7 @@ _CSS = """.card { font-family: "Noto Sans CJK SC", "PingFang SC", sans-serif; fo
 .ev { border-left: 3px solid rgba(46, 125, 50, .7); padding-left: .5em; margin: .4em 0; }
 code, pre { font-family: "JetBrains Mono", "DejaVu Sans Mono", monospace; font-size: 14px;
   background: rgba(127, 127, 127, .16); color: inherit; border-radius: 3px; }
-code { padding: 0 3px; } pre { padding: .5em .7em; overflow-x: auto; white-space: pre; }
+code { padding: 0 3px; } pre { padding: .5em .7em; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
 pre code { background: none; padding: 0; }
 a { color: inherit; text-decoration: underline; }
 .nightMode .contra, .night_mode .contra { border-left-color: rgba(239, 154, 154, .8); }

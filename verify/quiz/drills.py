@@ -8,6 +8,14 @@ much. The answer is never written by hand: it is the value the run observed, sho
 and torch it was observed on and the sentence of the page it backs. Values that depend on timing,
 long strings, big lists and dicts are never asked.
 
+A drill shows only what the answer can be read from: the claim's body without its harness (no
+``def _(ctx):``, no ``ctx.observe``, no ``device=ctx.device``, no ``# noqa``), with the imports and
+short constants of its module that it reads written above it, its expressions as the source writes
+them (``7e9``, not ``7000000000.0``). A claim whose code reads anything else (a helper of its module,
+a name imported from the project) or whose asked value reads the machine (``os.cpu_count()``,
+thread counts, clocks, process ids) has no drill; :func:`make_or_reason` and
+:func:`context_or_reason` say why.
+
 A prediction is checked exactly after normalising how it is written: ``(0, 1)`` and ``[0, 1]`` are
 the same answer, as are ``True`` and ``true``, ``4.0`` and ``4``, ``96 字节`` and ``96``; case,
 spaces and quotes do not matter. A performance drill is right when it names the faster variant and
@@ -20,8 +28,13 @@ drill's ``accept``.
 from __future__ import annotations
 
 import ast
+import builtins
+import logging
 import math
 import re
+import symtable
+import sys
+import textwrap
 import unicodedata
 from collections.abc import Mapping
 from typing import Any
@@ -29,6 +42,8 @@ from typing import Any
 from verify.core import binding, states
 from verify.core.registry import ClaimSpec
 from verify.quiz.schema import Drill
+
+log = logging.getLogger("verify.quiz.drills")
 
 TOLERANCE = 2.0  # a perf answer within a factor of 2 of the measured one counts as "about"
 SAME = 1.25  # measured within 25%: "about the same" is the right answer
@@ -127,40 +142,184 @@ def drill_id(claim_id: str) -> str:
 
 def with_context(module_text: str, source: str) -> str | None:
     """The claim's code as a drill shows it: with the module's constants it reads written above it
-    (``HEADS, DH = 4, 64``); None when it calls a function or class of its module that a drill would
-    not show, since then the answer cannot be read from the code."""
-    try:
-        tree = ast.parse(module_text)
-        body = ast.parse(body_of(source))
-    except SyntaxError:
+    (``HEADS, DH = 4, 64``) and the imports of the standard library, torch, numpy or the project's
+    timer it reads (``import torch``); None when it reads anything else of its module that a drill would not show
+    (a function, a class, a name imported from the project, a long table), since then the answer
+    cannot be read from the code. The reason is logged at debug level (:func:`context_or_reason`)."""
+    made = context_or_reason(module_text, source)
+    if made.startswith(_LEFT_OUT):
+        log.debug("verify: %s", made)
         return None
-    helpers = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-               and n.name != "_"}
+    return made
+
+
+_LEFT_OUT = "left out: "
+_KNOWN_MODULES = frozenset({"torch", "numpy", *sys.stdlib_module_names})
+# the project's timer, shown as imported: a performance drill asks what ``compare`` measured
+_HARNESS_MODULES = frozenset({"verify.timing"})
+
+
+def _module_names(tree: ast.Module) -> tuple[dict[str, ast.stmt], dict[str, str | None]]:
+    """(name -> the short statement that binds it, name -> an import line for it or None when it is
+    imported from outside the standard library, torch and numpy) at the top of a module."""
     constants: dict[str, ast.stmt] = {}
+    imports: dict[str, str | None] = {}
     for n in tree.body:
         if isinstance(n, ast.Assign):
             for t in n.targets:
                 for name in ast.walk(t):
                     if isinstance(name, ast.Name):
                         constants[name.id] = n
+        elif isinstance(n, ast.Import):
+            for a in n.names:
+                known = a.name.split(".")[0] in _KNOWN_MODULES
+                imports[a.asname or a.name.split(".")[0]] = ast.unparse(ast.Import(names=[a])) if known else None
+        elif isinstance(n, ast.ImportFrom):
+            known = n.level == 0 and ((n.module or "").split(".")[0] in _KNOWN_MODULES or n.module in _HARNESS_MODULES)
+            for a in n.names:
+                imports[a.asname or a.name] = ast.unparse(ast.ImportFrom(module=n.module, names=[a], level=0)) if known else None
+    return constants, imports
+
+
+def context_or_reason(module_text: str, source: str) -> str:
+    """:func:`with_context`'s code, or ``left out: <why>``."""
+    try:
+        tree = ast.parse(module_text)
+        body = ast.parse(body_of(source))
+    except SyntaxError:
+        return _LEFT_OUT + "does not parse"
+    helpers = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+               and n.name != "_"}
+    constants, imports = _module_names(tree)
     used = {n.id for n in ast.walk(body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     local = {n.id for n in ast.walk(body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    if (used - local) & helpers:
-        return None
-    needed = sorted({id(constants[u]): constants[u] for u in (used - local) if u in constants}.values(), key=lambda n: n.lineno)
+    local |= {(a.asname or a.name).split(".")[0] for n in ast.walk(body) if isinstance(n, (ast.Import, ast.ImportFrom))
+              for a in n.names}
+    free = used - local
+    if free & helpers:
+        return _LEFT_OUT + "calls a function of its module: " + ", ".join(sorted(free & helpers))
+    hidden = sorted(u for u in free if u in imports and imports[u] is None)
+    if hidden:
+        return _LEFT_OUT + "reads a name imported from the project: " + ", ".join(hidden)
+    needed = sorted({id(constants[u]): constants[u] for u in free if u in constants}.values(), key=lambda n: n.lineno)
     lines = module_text.splitlines()
     head = ["\n".join(lines[n.lineno - 1:n.end_lineno]) for n in needed if n.end_lineno and n.end_lineno - n.lineno < 4]
     if len(head) != len(needed):
-        return None  # a long constant (a table): not worth a drill
+        return _LEFT_OUT + "reads a long constant"  # a table: not worth a drill
+    head = _import_lines({imports[u] or "" for u in free if imports.get(u)}) + head
     return "\n".join([*head, "", source] if head else [source])
+
+
+def _import_lines(lines: set[str]) -> list[str]:
+    """``import`` lines first, then ``from`` lines, one per module: ``from torch import nn, optim``."""
+    plain = sorted(i for i in lines if not i.startswith("from "))
+    by_module: dict[str, list[str]] = {}
+    for i in sorted(lines - set(plain)):
+        module, name = i[len("from "):].split(" import ", 1)
+        by_module.setdefault(module, []).append(name)
+    return plain + [f"from {m} import {', '.join(names)}" for m, names in sorted(by_module.items())]
 
 
 def body_of(source: str) -> str:
     """The claim's function without its decorator (which states the answer) and without comment lines."""
     lines = source.splitlines()
     start = next((i for i, line in enumerate(lines) if line.lstrip().startswith(("def ", "async def "))), 0)
-    head = [line for line in lines[:start] if not line.startswith((" ", "@", ")", "#")) and "=" in line]
+    head = [line for line in lines[:start] if not line.startswith((" ", "@", ")", "#"))
+            and ("=" in line or line.startswith(("import ", "from ")))]
     return "\n".join([*head, *(line for line in lines[start:] if not line.strip().startswith("#"))]).strip("\n")
+
+
+# --- what a drill shows ---------------------------------------------------------------------
+
+_DEVICE_ARG = re.compile(r",\s*device=ctx\.device\b|\bdevice=ctx\.device,\s*|(?<=\()device=ctx\.device(?=\))|\.to\(ctx\.device\)")
+_NOQA = re.compile(r"[ \t]*#[ \t]*noqa\b[^\n]*")
+# what an answer that depends on the machine reads: its cores, threads, clocks, process ids, device names
+MACHINE = ("cpu_count", "num_threads", "get_num_threads", "perf_counter", "monotonic", "process_time", "time",
+           "getpid", "getloadavg", "get_device_name", "get_device_properties", "device_count", "sched_getaffinity",
+           "compare", "ratio")
+
+
+def _is_observe(node: ast.stmt) -> bool:
+    call = node.value if isinstance(node, ast.Expr) else None
+    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "observe"
+            and isinstance(call.func.value, ast.Name) and call.func.value.id == "ctx")
+
+
+def shown_or_reason(body: str) -> tuple[str | None, str]:
+    """The claim's code without the harness (``def _(ctx):``, ``ctx.observe(...)``, ``device=ctx.device``,
+    ``.to(ctx.device)``, ``# noqa``), its body dedented: (code, "") or (None, why)."""
+    try:
+        tree = ast.parse(body)
+    except SyntaxError:
+        return None, "does not parse"
+    lines = body.splitlines()
+    drop = {i for n in ast.walk(tree) if isinstance(n, ast.stmt) and _is_observe(n)
+            for i in range(n.lineno - 1, (n.end_lineno or n.lineno))}
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_"), None)
+    if fn is not None:
+        drop.add(fn.lineno - 1)
+    head = [line for i, line in enumerate(lines[:fn.lineno - 1] if fn else []) if i not in drop]
+    rest = [line for i, line in enumerate(lines) if i not in drop and (fn is None or i >= fn.lineno)]
+    text = "\n".join([*head, *([""] if head else []), *textwrap.dedent("\n".join(rest)).splitlines()])
+    text = _NOQA.sub("", _DEVICE_ARG.sub("", text)).strip("\n")
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    try:
+        shown = ast.parse(text)
+    except SyntaxError:
+        return None, "does not parse without its harness"
+    if any(isinstance(n, ast.Name) and n.id == "ctx" for n in ast.walk(shown)):
+        return None, "reads the harness (ctx) in a way a drill cannot leave out"
+    return text, ""
+
+
+def free_names(code: str) -> list[str]:
+    """Names ``code`` reads that it neither defines nor imports and that are not builtins."""
+    top = symtable.symtable(code, "<drill>", "exec")
+    defined = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()
+               or s.is_parameter()}
+    read: set[str] = set()
+    tables = [top]
+    while tables:
+        t = tables.pop()
+        tables += t.get_children()
+        read |= {s.get_name() for s in t.get_symbols() if s.is_referenced() and (t is top or s.is_global())}
+    return sorted(read - defined - set(dir(builtins)))
+
+
+def _reads(node: ast.AST) -> set[str]:
+    """The names and attributes an expression reads."""
+    return {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))}
+
+
+def machine_reads(expr: ast.expr | None, code: str) -> list[str]:
+    """What the asked expression reads, directly or through the variables it reads, that differs by
+    machine (:data:`MACHINE`); with no expression, what the whole code reads."""
+    tree = ast.parse(code)
+    if expr is None:
+        return sorted(_reads(tree) & set(MACHINE))
+    assigned: dict[str, list[ast.AST]] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and n.value is not None:
+            for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
+                for target in ast.walk(t):
+                    if isinstance(target, ast.Name):
+                        assigned.setdefault(target.id, []).append(n.value)
+    seen: set[str] = set()
+    todo = _reads(expr)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for value in assigned.get(name, []):
+            todo |= _reads(value) - seen
+    return sorted(seen & set(MACHINE))
+
+
+def segment(code: str, node: ast.expr) -> str:
+    """An expression as the code writes it (``7e9``, ``0xFFFF``), on one line."""
+    text = ast.get_source_segment(code, node) or ast.unparse(node)
+    return re.sub(r"\s*\n\s*", " ", text)
 
 
 def expressions(code: str) -> dict[str, ast.expr]:
@@ -315,7 +474,7 @@ def _perf(spec: ClaimSpec, observed: Mapping[str, Any], exprs: dict[str, ast.exp
         faster, factor = (fast, value) if value >= 1 else (slow, 1 / value)
         return Drill(format="faster", key=key, answer=value, options=(slow, fast), faster=faster,
                      factor=round(factor, 4), tolerance=TOLERANCE, same=factor < SAME, accept=(),
-                     expr=ast.unparse(exprs[key]), code=code,
+                     expr=segment(code, exprs[key]), code=code,
                      answer_text=_faster_text(slow if faster == fast else fast, faster, factor))
     return None
 
@@ -325,7 +484,7 @@ def _value(spec: ClaimSpec, observed: Mapping[str, Any], exprs: dict[str, ast.ex
     if key is None:
         return None
     value = observed[key]
-    expr = ast.unparse(exprs[key]) if key in exprs else ""
+    expr = segment(code, exprs[key]) if key in exprs else ""
     return Drill(format="value", key=key, answer=value, accept=tuple(accepted(value)), answer_text=display(value),
                  expr=expr if len(expr) <= 80 else "", code=code)
 
@@ -365,15 +524,39 @@ def prompt(drill: Drill, device: str, made: Mapping[str, Any] | None = None) -> 
 
 
 def make(spec: ClaimSpec, code: str, observed: Mapping[str, Any]) -> Drill | None:
-    """The drill part that depends on the claim and its observation (no provenance, no page), or None."""
-    body = body_of(code)
+    """The drill part that depends on the claim and its observation (no provenance, no page), or None
+    (the reason logged at debug level, :func:`make_or_reason`)."""
+    made = make_or_reason(spec, code, observed)
+    if isinstance(made, str):
+        log.debug("verify: no drill for %s: %s", spec.id, made)
+        return None
+    return made
+
+
+def make_or_reason(spec: ClaimSpec, code: str, observed: Mapping[str, Any]) -> Drill | str:
+    """:func:`make`'s drill, or why there is none: a drill is kept only where the answer can be read
+    from what it shows (no name it reads is defined elsewhere) and is the same on every machine."""
+    raw = body_of(code)
+    body, why = shown_or_reason(raw)
+    if body is None:
+        return why
+    hidden = free_names(body)
+    if hidden:
+        return "reads names it does not show: " + ", ".join(hidden)
     exprs = expressions(body)
+    observed = {k: v for k, v in observed.items() if k in exprs or k not in expressions(raw)}  # not ctx.observe'd
     if spec.kind == "error":
         raised = observed.get("exception")
         if not isinstance(raised, str) or ":" not in raised:
-            return None
+            return "no exception observed"
         kind = raised.split(":", 1)[0].strip()
         return Drill(format="exception", key="exception", answer=kind, accept=(exception_type(kind),),
                      answer_text=raised if len(raised) <= 300 else raised[:300] + " …", expr="", code=body)
     drill = _perf(spec, observed, exprs, body) if spec.kind == "perf" else None
-    return drill or _value(spec, observed, exprs, body)
+    drill = drill or _value(spec, observed, exprs, body)
+    if drill is None:
+        return "no value worth asking"
+    machine = machine_reads(exprs.get(drill.key), body) if drill.format == "value" else []
+    if machine:
+        return "its answer depends on the machine: reads " + ", ".join(machine)
+    return drill

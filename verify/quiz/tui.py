@@ -125,14 +125,15 @@ def show_drill(i: int, n: int, d: Drill) -> None:
     from rich.syntax import Syntax  # noqa: PLC0415
 
     title = f"第 {i}/{n} 道 · 预测输出 · {d.title}"
-    console.print(Panel(Syntax(d.code, "python", theme="ansi_dark", background_color="default"),
+    # long lines wrap: a cut line could hide the very expression the drill asks about
+    console.print(Panel(Syntax(d.code, "python", theme="ansi_dark", background_color="default", word_wrap=True),
                         title=title, title_align="left", border_style="cyan", subtitle=f"{d.snippet}:{d.line}",
                         subtitle_align="left"))
     console.print(d.prompt, style="bold", markup=False)
 
 
 def reveal_drill(d: Drill, right: bool) -> None:
-    console.print("✓ 对了" if right else "✗ 不对", style="bold green" if right else "bold red")
+    console.print("✓ 预测对了" if right else "✗ 预测错了", style="bold green" if right else "bold red")
     console.print(f"观测值：{d.answer_text}", markup=False)
     console.print(f"观测于 {d.where}" + ("（构建本站的机器）" if d.here else "（记录自另一台机器）"),
                   style="dim", markup=False)

@@ -14,17 +14,22 @@
       view.appendChild(el("p", { text: "这个站点没有预测输出题：构建时没有可用的观测值。" }));
       return;
     }
-    var f = U.filters(bank.drills, false);
-    var question = el("select", { name: "question" }, el("option", { value: "", text: "全部题目" }));
-    bank.questions.forEach(function (q) { question.appendChild(el("option", { value: q.id, text: q.title })); });
-    var form = el("form", { cls: "quiz-setup" }, ...f.controls, el("label", {}, question),
+    // the shared picker (question, count, tag, difficulty, due), over the questions that have drills
+    var f = U.filters(bank.questions.filter(function (q) {
+      return bank.drills.some(function (d) { return d.question === q.id; });
+    }), false, true);
+    var form = el("form", { cls: "quiz-setup" }, ...f.controls,
       el("button", { type: "submit", cls: "md-button md-button--primary", text: "开始预测输出" }));
     form.addEventListener("submit", function (ev) {
       ev.preventDefault();
-      var c = f.chosen();
-      var list = question.value ? U.pick(bank.drills.filter(function (d) { return d.question === question.value; }),
-                                         c.list.length || 1, c.due) : c.list;
-      if (!list.length) { U.say(c.due ? "没有到期的卡片。" : "没有符合条件的题目。", "warn"); return; }
+      var get = function (name) { return form.querySelector("[name=" + name + "]"); };
+      var one = get("question").value, tag = get("tag").value, max = parseInt(get("difficulty").value, 10) || 0;
+      var pool = bank.drills.filter(function (d) {
+        return one ? d.question === one : (!tag || d.tags.indexOf(tag) >= 0) && (!max || d.difficulty <= max);
+      });
+      var due = get("due").checked && !one;
+      var list = U.pick(pool, Math.max(1, parseInt(get("n").value, 10) || 1), due);
+      if (!list.length) { U.say(due ? "没有到期的卡片。" : "没有符合条件的题目。", "warn"); return; }
       step({ mode: "drill", list: list, i: 0, rows: [] });
     });
     view.appendChild(el("p", { cls: "quiz-intro", text: "共 " + bank.drills.length + " 道：每道给出一段构建本站时运行过的代码，" +
@@ -61,7 +66,9 @@
       el("span", { cls: "quiz-count", text: "第 " + (session.i + 1) + "/" + session.list.length + " 道" }),
       el("span", { cls: "quiz-meta", text: "预测输出 · " + d.title }),
       el("span", { cls: "quiz-source", text: d.snippet + ":" + d.line })));
-    view.appendChild(el("pre", { cls: "quiz-code" }, el("code", { text: d.code })));
+    // long lines wrap (a cut line could hide the asked expression), on a phone too
+    var wrap = "white-space: pre-wrap; overflow-wrap: anywhere";
+    view.appendChild(el("pre", { cls: "quiz-code", style: wrap }, el("code", { text: d.code, style: wrap })));
     view.appendChild(el("p", { cls: "quiz-prompt" }, U.codeText(d.prompt)));
     var inp = inputs(d);
     var check = el("button", { type: "button", cls: "md-button md-button--primary", text: "对照观测值" });
@@ -73,7 +80,7 @@
       var right = Core.checkDrill(d, inp.value());
       Array.prototype.forEach.call(form.querySelectorAll("input, button"), function (x) { x.disabled = true; });
       view.appendChild(el("section", { cls: "quiz-reveal quiz-drill-result " + (right ? "right" : "wrong") },
-        el("h3", { cls: "quiz-verdict", "data-testid": "verdict", text: right ? "✓ 对了" : "✗ 不对" }),
+        el("h3", { cls: "quiz-verdict", "data-testid": "verdict", text: right ? "✓ 预测对了" : "✗ 预测错了" }),
         el("p", {}, el("strong", { text: "观测值：" }), U.codeText(d.answer_text)),
         el("p", { cls: "quiz-where", text: "观测于 " + where(d) + (d.here ? "（构建本站的机器）" : "（记录自另一台机器）") }),
         el("blockquote", {}, U.codeText(d.sentence)),
