@@ -55,7 +55,9 @@ def ledger(site) -> dict[str, dict]:
 def test_drills_are_answered_by_the_observed_values_in_the_ledger(bank, ledger):
     drills = bank["drills"]
     assert len(drills) >= MIN_DRILLS, len(drills)
-    assert {d["format"] for d in drills} == {"value", "exception", "faster"}
+    # "which is faster" drills all read a project helper they do not show (make_loader, compile_probe, ...),
+    # so the real bank has none today; the sample site's is checked in test_quiz_drills
+    assert {"value", "exception"} <= {d["format"] for d in drills} <= {"value", "exception", "faster"}
     for d in drills:
         row = ledger[d["claim"]]
         observed = row["observed"] if d["here"] else next(e["observed"] for e in row["elsewhere"]
