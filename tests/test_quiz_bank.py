@@ -305,3 +305,20 @@ def test_the_evidence_anchor_of_every_real_page_is_the_sites():
     for path in pages:
         page = parse(path)
         assert _evidence_anchor(page, config) == _toc_anchor(page.body, config) != "", path
+
+
+def test_tags_that_differ_only_in_case_are_one_tag(tmp_path):
+    from verify.quiz.bank import one_spelling  # noqa: PLC0415
+
+    write_sample_docs(tmp_path / "docs")
+    qs = list(build_bank(tmp_path / "docs", html=False).questions)
+    a, b, c = (replace(q, tags=tags) for q, tags in zip(qs, [("batchnorm", "x"), ("BatchNorm",), ("batchnorm", "BATCHNORM")]))
+    # two questions write batchnorm, one BatchNorm: the spelling most use wins; a question's two spellings become one
+    assert [q.tags for q in one_spelling([a, b, c])] == [("batchnorm", "x"), ("batchnorm",), ("batchnorm",)]
+    # a tie goes to the spelling with capitals
+    assert [q.tags for q in one_spelling([a, b])] == [("BatchNorm", "x"), ("BatchNorm",)]
+
+
+def test_the_real_banks_tags_are_offered_once_each():
+    tags = build_bank(ROOT / "docs", html=False).tags
+    assert len({t.casefold() for t in tags}) == len(tags), sorted(tags, key=str.casefold)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -222,6 +223,18 @@ def _drills(facts: ClaimFacts, questions: list[Question], site_url: str | None) 
     return tuple(sorted(out, key=lambda d: (d.question, d.claim)))
 
 
+def one_spelling(questions: list[Question]) -> list[Question]:
+    """Tags that differ only in case (BatchNorm, batchnorm) are one tag, spelt as most questions spell it;
+    on a tie, the spelling with capitals (a name: BatchNorm). The filter then offers it once."""
+    uses = Counter(t for q in questions for t in q.tags)
+    best: dict[str, str] = {}
+    for tag, n in uses.items():
+        cur = best.get(tag.casefold())
+        if cur is None or (n, tag != tag.lower(), tag) > (uses[cur], cur != cur.lower(), cur):
+            best[tag.casefold()] = tag
+    return [replace(q, tags=tuple(dict.fromkeys(best[t.casefold()] for t in q.tags))) for q in questions]
+
+
 def _build_bank(docs_dir: Path, *, html: bool = True, facts: ClaimFacts | None = None,
                 site_url: str | None = None, config: SiteConfig | None = None) -> Bank:
     """Every ``docs_dir/questions/*.md`` as one validated bank; raises BankError naming file and field.
@@ -243,6 +256,7 @@ def _build_bank(docs_dir: Path, *, html: bool = True, facts: ClaimFacts | None =
             questions.append(entry)
     if problems:
         raise BankError(problems)
+    questions = one_spelling(questions)
     shown = {cid for q in questions for cid in q.claims}
     evidence = {cid: ClaimSentence(said, facts.where.get(cid, ""))
                 for cid in sorted(shown) if (said := facts.sentences.get(cid))}
