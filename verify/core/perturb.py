@@ -11,7 +11,7 @@ claim with a recorded observation). The same values can make false statements fo
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from verify.core import matchers
@@ -72,6 +72,17 @@ def stand_in(expected: Any) -> Any:
     return arg
 
 
+def rejected(expect: JsonObject, observed: JsonObject, keys: Iterable[str] | None = None) -> Iterator[tuple[str, Any]]:
+    """``(key, wrong value)`` for each plausible wrong value of an expected key (of ``keys``, default every
+    expected key) that the key's expectation rejects: what the observation would be were the mechanism otherwise."""
+    for key in expect if keys is None else keys:
+        if key not in expect or key not in observed:
+            continue
+        for wrong in wrong_values(observed[key]):
+            if matchers.check({key: expect[key]}, {**observed, key: wrong}):
+                yield key, wrong
+
+
 def can_fail(expect: JsonObject, observed: JsonObject | None = None) -> bool:
     """Whether changing one expected key of ``observed`` to a plausible wrong value breaks the expectation.
 
@@ -79,10 +90,4 @@ def can_fail(expect: JsonObject, observed: JsonObject | None = None) -> bool:
     """
     if observed is None:
         observed = {key: stand_in(expected) for key, expected in expect.items()}
-    for key in expect:
-        if key not in observed:
-            continue
-        for wrong in wrong_values(observed[key]):
-            if matchers.check({key: expect[key]}, {**observed, key: wrong}):
-                return True
-    return False
+    return next(rejected(expect, observed), None) is not None

@@ -164,17 +164,13 @@ def false_variants(statement: str, expect: Any, observed: Any) -> list[tuple[str
     if true is None or not isinstance(observed, dict) or matchers.check(expect, observed):
         return []  # nothing observed, or the observation itself fails: no wrong value is told apart
     refs = binding.keys(statement)
+    shown = [k for k in dict.fromkeys(k.split(".")[0] for k, _spec in refs) if not _tiny(observed.get(k))]
     out = []
-    for key in dict.fromkeys(k.split(".")[0] for k, _spec in refs):
-        if key not in expect or key not in observed or _tiny(observed[key]):
-            continue
-        for wrong in perturb.wrong_values(observed[key]):
-            changed = {**observed, key: wrong}
-            if not matchers.check(expect, changed):
-                continue  # the expectation accepts it: the sentence would not be false
-            said = filled(statement, changed)
-            if said is not None and said != true and all(_reads_alike(k, f, observed, changed) for k, f in refs):
-                out.append((key, wrong, said))
+    for key, wrong in perturb.rejected(expect, observed, shown):  # a value the expectation accepts is not false
+        changed = {**observed, key: wrong}
+        said = filled(statement, changed)
+        if said is not None and said != true and all(_reads_alike(k, f, observed, changed) for k, f in refs):
+            out.append((key, wrong, said))
     return out
 
 

@@ -81,11 +81,9 @@ def _kind(key: str) -> str:
 
 def _counted() -> list[Mark]:
     """The mark that counts the machines where a claim ran and passed (:data:`verify.site.fences.COUNTED`),
-    ``N`` for the number, as the pages word it (``LABELS["machines"]``); none where the pages do not count."""
-    words, word = LABELS.get("machines"), (LABELS.get("kind_word") or {}).get(COUNTED_KIND)
-    if not words or not word:
-        return []
-    return [Mark(states.VERIFIED_HERE, states.get(states.VERIFIED_HERE).tone, words.format("N", word))]
+    ``N`` for the number, as the pages word it (``LABELS["machines"]``)."""
+    text = LABELS["machines"].format("N", LABELS["kind_word"][COUNTED_KIND])
+    return [Mark(states.VERIFIED_HERE, states.get(states.VERIFIED_HERE).tone, text)]
 
 
 def _legend_texts(key: str, mark: str) -> str:
@@ -107,9 +105,7 @@ def legend(live: str | None = None) -> tuple[list[LegendRow], list[LegendRow]]:
             rows[kind].marks.extend(marks)
         else:
             rows[kind] = LegendRow(marks, MEANING.get(key) or row.label)
-    counted = _counted()
-    if counted:
-        rows[COUNTED] = LegendRow(counted, MEANING[COUNTED])
+    rows[COUNTED] = LegendRow(_counted(), MEANING[COUNTED])
     first = list(dict.fromkeys(_kind(k) for k in FIRST))
     return [rows[k] for k in first if k in rows], [rows[k] for k in rows if k not in first]
 
