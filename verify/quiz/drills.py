@@ -185,17 +185,13 @@ def context_or_reason(module_text: str, source: str) -> str:
     """:func:`with_context`'s code, or ``left out: <why>``."""
     try:
         tree = ast.parse(module_text)
-        body = ast.parse(body_of(source))
+        ast.parse(body_of(source))
     except SyntaxError:
         return _LEFT_OUT + "does not parse"
     helpers = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                and n.name != "_"}
     constants, imports = _module_names(tree)
-    used = {n.id for n in ast.walk(body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    local = {n.id for n in ast.walk(body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    local |= {(a.asname or a.name).split(".")[0] for n in ast.walk(body) if isinstance(n, (ast.Import, ast.ImportFrom))
-              for a in n.names}
-    free = used - local
+    free = set(free_names(body_of(source)))
     if free & helpers:
         return _LEFT_OUT + "calls a function of its module: " + ", ".join(sorted(free & helpers))
     hidden = sorted(u for u in free if u in imports and imports[u] is None)
