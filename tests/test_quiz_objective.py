@@ -16,7 +16,7 @@ from tests._quiz_samples import write_sample_docs
 from verify.claim import LOADED, Context
 from verify.core import matchers
 from verify.quiz import claims as claims_mod
-from verify.quiz import objective
+from verify.quiz import judge, objective
 from verify.quiz.bank import build_bank
 from verify.quiz.claims import ClaimFacts
 from verify.quiz.practice import objective_feedback, objective_reveal
@@ -32,44 +32,44 @@ def test_a_wrong_value_the_expectation_accepts_is_never_a_false_statement():
     """speedup >= 2 observed as 50: ten times more or less, one more or less, 2v+1 all still pass; only 0
     fails (and -50, which reads otherwise: a sign the true text lacks). So 0 is the one false variant."""
     statement, expect, observed = "`torch.add` 比循环快 {speedup:x}。", {"speedup": {">=": 2}}, {"speedup": 50.0}
-    variants = objective.false_variants(statement, expect, observed)
+    variants = judge.false_variants(statement, expect, observed)
     assert [(k, w, s) for k, w, s in variants] == [("speedup", 0, "`torch.add` 比循环快 0 倍。")]
     assert all(matchers.check(expect, {**observed, k: w}) for k, w, _s in variants)
-    item = objective.claim_judgement(_asked(True), "q", statement, expect, observed)
+    item = judge.claim_judgement(_asked(True), "q", statement, expect, observed)
     assert item is not None and not item.true and item.wrong == 0 and item.sentence == "`torch.add` 比循环快 50 倍。"
     # every plausible wrong value passes: no false variant, so the claim is not asked at all (not even true)
-    assert objective.false_variants("有 {n} 个。", {"n": {">=": 0}}, {"n": 5}) == []
-    assert objective.claim_judgement(_asked(False), "q", "有 {n} 个。", {"n": {">=": 0}}, {"n": 5}) is None
+    assert judge.false_variants("有 {n} 个。", {"n": {">=": 0}}, {"n": 5}) == []
+    assert judge.claim_judgement(_asked(False), "q", "有 {n} 个。", {"n": {">=": 0}}, {"n": 5}) is None
     # a shown value the expectation does not cover cannot be made false by it
-    assert objective.false_variants("用了 {t:time}，快 {r:x}。", {"r": {">": 1}}, {"t": 0.002, "r": 3.0}) == [
+    assert judge.false_variants("用了 {t:time}，快 {r:x}。", {"r": {">": 1}}, {"t": 0.002, "r": 3.0}) == [
         ("r", 0.3, "用了 2 ms，快 0.3 倍。"), ("r", 0, "用了 2 ms，快 0 倍。")]
 
 
 def test_a_wrong_value_reads_like_the_true_one():
     """Same unit and digits: 1 MiB is never shown as 102 KiB, a count of 16 never as 1.6 nor negative (a
     measured 3 倍 may read 0.3 倍: floats show a few significant digits); a boolean's words are swapped."""
-    mib = objective.false_variants("占 {b:bytes}。", {"b": 2**20}, {"b": 2**20})
+    mib = judge.false_variants("占 {b:bytes}。", {"b": 2**20}, {"b": 2**20})
     assert [s for _k, _w, s in mib] == ["占 10 MiB。", "占 2 MiB。"]  # 2^20/10 is 102 KiB; 2^20 ± 1 reads as 1 MiB
-    count = objective.false_variants("有 {n} 个。", {"n": 16}, {"n": 16})
+    count = judge.false_variants("有 {n} 个。", {"n": 16}, {"n": 16})
     assert [s for _k, _w, s in count] == ["有 160 个。", "有 17 个。", "有 15 个。", "有 0 个。", "有 33 个。"]
-    words = objective.false_variants("调用{raised:?会|不会}报错。", {"raised": True}, {"raised": True})
+    words = judge.false_variants("调用{raised:?会|不会}报错。", {"raised": True}, {"raised": True})
     assert [s for _k, _w, s in words] == ["调用不会报错。"]
-    stride = objective.false_variants("stride 是 {stride}。", {"stride": [0, 1]}, {"stride": [0, 1]})
+    stride = judge.false_variants("stride 是 {stride}。", {"stride": [0, 1]}, {"stride": [0, 1]})
     assert [s for _k, _w, s in stride] == ["stride 是 (1, 0)。", "stride 是 (1, 1)。"]
 
 
 def test_each_claim_is_asked_one_way_by_its_id_and_only_where_it_stands_alone():
     statement, expect, observed = "stride 是 {stride}。", {"stride": [0, 1]}, {"stride": [0, 1]}
-    true, false = (objective.claim_judgement(_asked(f), "q", statement, expect, observed) for f in (False, True))
+    true, false = (judge.claim_judgement(_asked(f), "q", statement, expect, observed) for f in (False, True))
     assert true is not None and true.true and true.prompt == true.sentence == "stride 是 (0, 1)。"
     assert false is not None and not false.true and false.prompt in {"stride 是 (1, 0)。", "stride 是 (1, 1)。"}
     assert false.sentence == "stride 是 (0, 1)。" and matchers.check(expect, {"stride": false.wrong})
-    assert objective.claim_judgement(_asked(True), "q", statement, expect, observed) == false  # the same each time
+    assert judge.claim_judgement(_asked(True), "q", statement, expect, observed) == false  # the same each time
     for leaning in ("同样，stride 是 {stride}。", "这时 stride 是 {stride}。", "它的 stride 是 {stride}。",
                     "上例的 stride 是 {stride}。", "把它 view 之后 stride 是 {stride}。", "这种情况下 stride 是 {stride}。",
                     "这台机器上 stride 是 {stride}。"):
-        assert objective.claim_judgement(_asked(True), "q", leaning, expect, observed) is None, leaning
-    assert objective.claim_judgement(_asked(True), "q", "stride 是 (0, 1)。", expect, observed) is None  # nothing bound
+        assert judge.claim_judgement(_asked(True), "q", leaning, expect, observed) is None, leaning
+    assert judge.claim_judgement(_asked(True), "q", "stride 是 (0, 1)。", expect, observed) is None  # nothing bound
 
 
 @pytest.mark.parametrize("said, true, shown", [
@@ -79,13 +79,13 @@ def test_each_claim_is_asked_one_way_by_its_id_and_only_where_it_stands_alone():
     ("82.2 GB，放得进 H100", "82.2 GB，放不进 H100", ("放得进", "放不进")),  # words: their clause
 ])
 def test_a_false_items_change_is_shown_as_whole_words(said, true, shown):
-    assert objective.changed_span(said, true) == shown
+    assert judge.changed_span(said, true) == shown
 
 
 def test_a_tiny_value_is_never_the_one_made_false():
     # an error size (3.0e-07 against 3.0e-06) is one machine's rounding, not knowledge
     statement, expect = "最多差 {err:.1e}，stride 是 {stride}。", {"err": {"<": 1e-5}, "stride": [0, 1]}
-    variants = objective.false_variants(statement, expect, {"err": 3e-7, "stride": [0, 1]})
+    variants = judge.false_variants(statement, expect, {"err": 3e-7, "stride": [0, 1]})
     assert variants and {key for key, _wrong, _said in variants} == {"stride"}
 
 
@@ -94,10 +94,10 @@ def test_the_bank_asks_the_claims_judgements_on_their_pages(tmp_path):
     write_sample_docs(tmp_path / "docs")
     assert not [o for o in build_bank(tmp_path / "docs", html=False).objective if o.kind == "judge"]
     stride = ("stride 是 {stride}。", {"stride": [0, 1]}, {"stride": [0, 1]})
-    made = [objective.claim_judgement(_asked(False), "expand-demo", *stride),
-            objective.claim_judgement(_asked(True), "compile-demo", *stride),
-            objective.claim_judgement("other.x", "no-such-page", *stride)]
-    twice = objective.ClaimJudgement("again.x", "expand-demo", "stride 是 (0, 1)。", "stride 是 (0, 1)。")
+    made = [judge.claim_judgement(_asked(False), "expand-demo", *stride),
+            judge.claim_judgement(_asked(True), "compile-demo", *stride),
+            judge.claim_judgement("other.x", "no-such-page", *stride)]
+    twice = judge.ClaimJudgement("again.x", "expand-demo", "stride 是 (0, 1)。", "stride 是 (0, 1)。")
     bank = build_bank(tmp_path / "docs", html=False, facts=ClaimFacts(judgements=(*made, twice)))  # type: ignore[arg-type]
     items = [o for o in bank.objective if o.kind == "judge"]
     assert [(o.id, o.question, o.answer, o.answer_text) for o in items] == [
@@ -105,7 +105,7 @@ def test_the_bank_asks_the_claims_judgements_on_their_pages(tmp_path):
     right, wrong = items
     assert right.prompt == right.explain == wrong.explain == "stride 是 (0, 1)。" and wrong.prompt != wrong.explain
     assert right.url == f"questions/expand-demo/#claim-{_asked(False)}" and right.claim == _asked(False)
-    said, true = objective.changed_span(wrong.prompt, wrong.explain)
+    said, true = judge.changed_span(wrong.prompt, wrong.explain)
     assert wrong.params == {"key": "stride", "value": made[1].wrong, "said": said, "true": true} and said != true
     q = bank.question("expand-demo")
     assert right.title == q.title and right.tags == q.tags
@@ -114,12 +114,12 @@ def test_the_bank_asks_the_claims_judgements_on_their_pages(tmp_path):
 
 def test_after_a_judgement_the_terminal_shows_the_true_sentence_and_the_claim():
     stride = ("stride 是 {stride}。", {"stride": [0, 1]}, {"stride": [0, 1]})
-    made = (objective.claim_judgement(_asked(False), "expand-demo", *stride),
-            objective.claim_judgement(_asked(True), "expand-demo", *stride))
-    right, wrong = objective.judgements(made, [SimpleNamespace(  # type: ignore[arg-type]
+    made = (judge.claim_judgement(_asked(False), "expand-demo", *stride),
+            judge.claim_judgement(_asked(True), "expand-demo", *stride))
+    right, wrong = judge.judgements(made, [SimpleNamespace(  # type: ignore[arg-type]
         id="expand-demo", title="t", tags=(), difficulty=1, url="questions/expand-demo/", page_url=None)])
     assert objective_feedback(wrong, True) == "答对了：这句是错的"
-    said, true = objective.changed_span(wrong.prompt, "stride 是 (0, 1)。")
+    said, true = judge.changed_span(wrong.prompt, "stride 是 (0, 1)。")
     assert objective_reveal(wrong) == [("正确的说法：", "stride 是 (0, 1)。"), (
         "", f"错在「{said}」，应为「{true}」。句中的值是论断 {_asked(True)} 在构建时观测到的；改后的值，论断的期望不接受。")]
     assert objective_feedback(right, False) == "答错了：这句是对的"

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 from verify.core.pages import Page, PageError
 from verify.core.pages import parse as read_page
 from verify.quiz.claims import ClaimFacts
-from verify.quiz.objective import calculations, judgements
+from verify.quiz.judge import judgements
+from verify.quiz.objective import calculations
 from verify.quiz.reference import clean, plain_text
 from verify.quiz.schema import (  # noqa: F401  (outline and BankError are read from here too)
     BANK_VERSION,

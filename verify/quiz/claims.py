@@ -23,7 +23,8 @@ from verify.core import binding, states
 from verify.core.prose import Prose, shown
 from verify.core.records import Evidence
 from verify.quiz import drills
-from verify.quiz.objective import OBSERVED_KEY, CalcSet, ClaimJudgement, calc_sets, claim_judgement, filled
+from verify.quiz.judge import ClaimJudgement, claim_judgement, filled
+from verify.quiz.objective import OBSERVED_KEY, CalcSet, calc_sets
 from verify.quiz.schema import Drill
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ def _values(v: Ledger, prose: Mapping[str, Prose]) -> dict[str, str | None]:
 
 def _judgements(v: Ledger, seen: Mapping[str, Evidence | None], prose: Mapping[str, Prose]) -> tuple[ClaimJudgement, ...]:
     """The 判断题 of every claim whose passing record observed the values of its sentence, asked on the
-    first question page that shows the claim (:func:`verify.quiz.objective.claim_judgement`)."""
+    first question page that shows the claim (:func:`verify.quiz.judge.claim_judgement`)."""
     pages = shown(dict(prose))
     out = []
     for cid, record in sorted(seen.items()):
