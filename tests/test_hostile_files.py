@@ -12,7 +12,7 @@ import json
 import os
 import subprocess
 import sys
-import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +56,8 @@ def _write(tmp_path: Path, data: Any, name: str) -> Path:
     return path
 
 
-def _verify(root: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    env = dict(env_for(root), VERIFY_CACHE_DIR=str(root.parent / "cache"), VERIFY_JOBS="1")
+def _verify(root: Path, *args: str, timeout: float = 120, **extra: str) -> subprocess.CompletedProcess[str]:
+    env = dict(env_for(root), VERIFY_CACHE_DIR=str(root.parent / "cache"), VERIFY_JOBS="1", **extra)
     return subprocess.run([sys.executable, "-m", "verify.cli", *args], cwd=root, env=env, text=True,
                           capture_output=True, timeout=timeout)
 
@@ -117,6 +117,24 @@ def test_a_fresh_pass_never_hides_a_failure_already_recorded_and_merge_says_so(p
     assert "a failure remains: 1 current record(s) fail" in out
 
 
+def test_a_pass_that_changes_nothing_still_exits_1_while_the_failure_stays(project, tmp_path, run):
+    """A bundle of only the claim that fails in the device file: the file keeps its failure and is not
+    written again, and the merge still exits 1 and says the failure remains (it exited 0 here)."""
+    failing = _copy(run)
+    failing["claims"]["tiny.stride"]["observed"] = {"stride": [9, 9]}
+    assert _verify(project, "merge", str(_write(tmp_path, failing, "failed-here.json"))).returncode == 1
+    before = _evidence(project)
+    only = _copy(run)
+    only["claims"] = {"tiny.stride": run["claims"]["tiny.stride"]}
+    proc = _verify(project, "merge", str(_write(tmp_path, only, "pass-only.json")))
+    out = " ".join(proc.stdout.split())
+    assert proc.returncode == 1, out
+    assert "kept the failure of evidence/" in out and "not the pass of" in out, out
+    assert f"left evidence/{run['device_key']}.json as it was" in out and "(1 failing)" in out, out
+    assert "a failure remains: 1 current record(s) fail" in out and "wrote " not in out, out
+    assert _evidence(project) == before
+
+
 def test_two_passing_bundles_say_which_pass_was_kept(project, tmp_path, run):
     a, b = _write(tmp_path, run, "a.json"), _write(tmp_path, run, "b.json")
     proc = _verify(project, "merge", str(a), str(b))
@@ -128,30 +146,57 @@ def test_two_passing_bundles_say_which_pass_was_kept(project, tmp_path, run):
 
 # --- lost or corrupted data ---------------------------------------------------------------------------------------
 
+#: ``verify merge BUNDLE`` started by ``go`` appearing, whose read of the device files takes a second longer: the
+#: other merge reads the same old files in that second unless the lock keeps it out until this one has renamed
+_SLOW_MERGE = """
+import sys, time
+from pathlib import Path
+from verify.cli.main import main
+from verify.storage import recorded
+
+go, bundle, ready = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
+read = recorded.load_all
+
+def slow(settings):
+    found = read(settings)
+    time.sleep(1.0)
+    return found
+
+recorded.load_all = slow
+ready.touch()
+while not go.exists():
+    time.sleep(0.001)
+sys.argv = ["verify", "merge", bundle]
+main()
+"""
+
+
 def test_concurrent_merges_into_one_device_lose_nothing(project, tmp_path, run):
-    """Three tries of two merge processes at once, each bringing a claim the other lacks."""
+    """Three tries of two merge processes at once, each bringing a claim the other lacks. Each read of the
+    device files is made a second slower, so that without the lock both merges read the same old state and
+    the second rename drops the first's record (as it did, 3 of 3 tries, without the lock)."""
     only_stride, only_error = _copy(run), _copy(run)
     del only_stride["claims"]["tiny.error"]
     del only_error["claims"]["tiny.stride"]
     key = run["device_key"]
+    env = dict(env_for(project), VERIFY_CACHE_DIR=str(project.parent / "cache"), VERIFY_JOBS="1")
     for attempt in range(3):
         (project / "evidence" / f"{key}.json").unlink(missing_ok=True)
+        go = tmp_path / f"go{attempt}"
         paths = [_write(tmp_path, only_stride, f"s{attempt}.json"), _write(tmp_path, only_error, f"e{attempt}.json")]
-        barrier = threading.Barrier(2)
-        results: list[subprocess.CompletedProcess[str]] = []
-
-        def go(path: Path) -> None:
-            barrier.wait()
-            results.append(_verify(project, "merge", str(path)))
-
-        threads = [threading.Thread(target=go, args=(p,)) for p in paths]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        assert [r.returncode for r in results] == [0, 0], [r.stdout + r.stderr for r in results]
+        ready = [tmp_path / f"ready{attempt}-{k}" for k in range(2)]
+        procs = [subprocess.Popen([sys.executable, "-c", _SLOW_MERGE, str(go), str(p), str(r)], cwd=project, env=env,
+                                  text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                 for p, r in zip(paths, ready)]
+        deadline = time.monotonic() + 60
+        while not all(r.exists() for r in ready):  # both imported and waiting for go
+            assert time.monotonic() < deadline and all(p.poll() is None for p in procs), [p.poll() for p in procs]
+            time.sleep(0.01)
+        go.touch()
+        outs = [p.communicate(timeout=120)[0] for p in procs]
+        assert [p.returncode for p in procs] == [0, 0], outs
         stored = json.loads((project / "evidence" / f"{key}.json").read_text())
-        assert set(stored["claims"]) == set(run["claims"]), attempt
+        assert set(stored["claims"]) == set(run["claims"]), (attempt, outs)
 
 
 @pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e999"])
@@ -380,3 +425,33 @@ def test_a_failure_quoting_a_files_escape_codes_is_printed_escaped(project, run,
     assert any(f.claim == "tiny.stride" for f in failures)
     text = errors.summary(failures)
     assert "\x1b" not in text and "\\x1b[2J" in text
+
+
+def test_verify_status_shows_a_files_message_as_text(project, run):
+    """A committed record's message went into status's table as rich markup (a link hid its text) and with
+    its escape codes raw; now both show as written."""
+    data = _copy(run)
+    data["claims"]["tiny.stride"].update(outcome="timeout",
+                                         message="[link=https://evil.example]ok[/link] \x1b[2J\x1b[H全部通过")
+    (project / "evidence" / f"{run['device_key']}.json").write_text(json.dumps(data))
+    proc = _verify(project, "status", COLUMNS="240")
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in proc.stdout and "\\x1b[2J\\x1b[H全部通过" in proc.stdout, proc.stdout
+    assert "[link=https://evil.example]ok[/link]" in proc.stdout, proc.stdout
+
+
+def test_a_failing_claims_traceback_is_printed_escaped(tmp_path):
+    """``verify run`` prints a failing claim's traceback; an exception's message with escape codes in it
+    (a snippet's text) shows them escaped instead of clearing the screen."""
+    snippet = GOOD_SNIPPET + '''
+
+@claim("tiny.raises", question=Q, statement="它返回。", expect={"v": 1})
+def _(ctx):
+    raise ValueError("\\x1b[2J\\x1b[H全部通过")
+'''
+    root = tiny_project(tmp_path / "p", snippet=snippet)
+    cold_cache(tmp_path / "cache")
+    proc = _verify(root, "run", "--id", "tiny.raises", COLUMNS="240")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "ValueError" in proc.stdout and "Traceback" in proc.stdout, proc.stdout
+    assert "\x1b" not in proc.stdout and "\\x1b[2J\\x1b[H全部通过" in proc.stdout, proc.stdout

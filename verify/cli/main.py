@@ -16,6 +16,7 @@ from rich.table import Table
 
 from verify.cli.common import RootOpt, selector, settings_for
 from verify.settings import Settings, SettingsError
+from verify.shown import markup_safe, safe
 
 app = typer.Typer(help="Run the knowledge base's claims, inspect their evidence, practise its questions.",
                   no_args_is_help=True, add_completion=False)
@@ -82,7 +83,8 @@ def run(
         console.print(errors.summary(out.failures), style="red", markup=False, highlight=False, soft_wrap=True)
         for cid, record in sorted(out.local.items()):
             if record.bad and record.traceback:  # an unexpected exception: where in the snippet it came from
-                console.print(f"\n{cid}:\n{record.traceback.rstrip()}", markup=False, highlight=False, soft_wrap=True)
+                lines = (safe(line, 2000) for line in record.traceback.rstrip().splitlines())  # a file's text
+                console.print(f"\n{cid}:\n" + "\n".join(lines), markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(1)
 
 
@@ -124,7 +126,7 @@ def status(question: Annotated[str | None, typer.Option(help="only this question
         others = ", ".join(f"{dev}: {st}" for dev, st in ledger.remote_statuses(spec.id).items()) or "-"
         detail = record.message if record else "not run yet (verify run)"
         colour = states.get(here).colour
-        table.add_row(spec.id, f"[{colour}]{here}[/]", others, detail[:80])
+        table.add_row(spec.id, f"[{colour}]{here}[/]", others, markup_safe(detail, 80))  # a file's text: no markup
     console.print(table)
 
 

@@ -98,8 +98,9 @@ def _some(items: list[str], limit: int = 10) -> str:
 def merge(bundle_files: BundlesArg, root: RootOpt = None) -> None:
     """Combine bundles from any machines into evidence/<device>.json, judging every record again.
 
-    Says, per claim, which record it kept and why; exits 1 while a current failure remains in a
-    file it wrote, 2 when a bundle is refused (then nothing is written).
+    Says, per claim, which record it kept and why; exits 1 while a current failure remains in the
+    file of a device the bundles brought records of (written now or kept as it was), 2 when a bundle
+    is refused (then nothing is written).
     """
     from verify.storage import bundles  # noqa: PLC0415
 
@@ -131,6 +132,9 @@ def merge(bundle_files: BundlesArg, root: RootOpt = None) -> None:
         stale = sum(1 for _, d in report.stale if d == dev)
         failing = sum(1 for _, d, _ in report.failing if d == dev)
         say(f"wrote {shown}: {stale} stale (made from an older snippet), {failing} failing")
+    for dev in report.unchanged:
+        failing = sum(1 for _, d, _ in report.failing if d == dev)
+        say(f"left evidence/{dev}.json as it was: it kept each of its records over the bundles' ({failing} failing)")
     if report.missing:
         say(f"no record of {len(report.missing)} claim(s) on any device: {_some(report.missing)} "
             "(a shard missing from the merge?)", "yellow")
@@ -139,8 +143,8 @@ def merge(bundle_files: BundlesArg, root: RootOpt = None) -> None:
     if report.failing:
         say(f"a failure remains: {len(report.failing)} current record(s) fail (exit 1)", "red")
         raise typer.Exit(1)
-    if report.written:
-        say("no failure remains in the files written")
+    if report.written or report.unchanged:
+        say("no failure remains in the bundles' device files")
 
 
 def shards_cmd(count: Annotated[int, typer.Argument(min=1, help="how many shards")],

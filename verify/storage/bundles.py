@@ -91,6 +91,7 @@ class Report:
     decisions: list[tuple[str, str, str]] = field(default_factory=list)
     dropped: list[tuple[str, str, str]] = field(default_factory=list)  # (claim, device, bundle): stale, a current one kept
     updated: int = 0  # records of the device files replaced by one of this merge with the same outcome
+    unchanged: list[str] = field(default_factory=list)  # devices whose file kept every record: not written
     missing: list[str] = field(default_factory=list)  # declared claims no device file holds a record of
 
 
@@ -195,8 +196,9 @@ def _merged(settings: Settings, reg: Registry, files: list[recorded.RecordedFile
             else:  # two records of one merge, or a verdict that differs from the file's: said by name
                 report.decisions.append((cid, dev, why))
     texts: dict[Path, str] = {}
+    brought = {bundle.device_key for bundle in files}
     for dev, slot in sorted(chosen.items()):
-        if not any(c.order >= 0 for c in slot.values()):
+        if dev not in brought:
             continue  # no bundle of this device: its file stays as it is
         records = {cid: c.record for cid, c in slot.items()}
         for cid, rec in sorted(records.items()):
@@ -206,6 +208,12 @@ def _merged(settings: Settings, reg: Registry, files: list[recorded.RecordedFile
                 report.stale.append((cid, dev))
             elif rec.bad:
                 report.failing.append((cid, dev, f"{rec.outcome}: {rec.message}"))
+        if not any(c.order >= 0 for c in slot.values()):
+            # every record the bundles brought lost to the file's (a failure kept, say): the file stays as it
+            # is, and what it holds still counts for the exit code
+            if slot:
+                report.unchanged.append(dev)
+            continue
         path = _device_file(settings, dev)  # every device's file is checked before any is written
         texts[path] = recorded.render(dev, records, machines[dev][1])
         report.written[dev] = path
