@@ -1,4 +1,6 @@
-# Two entry points do all set-up on a fresh clone:
+# Entry points that do all set-up on a fresh clone:
+#   make read    read and practise: the site built from committed evidence, served on 127.0.0.1, without
+#                torch (its own small environment, .venv-read); the terminal quiz: .venv-read/bin/verify quiz
 #   make serve   serve the site on 127.0.0.1 at once; this machine's claims and missing benchmarks run
 #                behind the server and each page updates as its claims finish
 #   make test    the whole test suite, including a strict site build and the browser tests
@@ -6,6 +8,7 @@
 
 PYTHON ?= python3
 VENV   := .venv
+READ_VENV := .venv-read
 BIN    := $(VENV)/bin
 TORCH  ?= torch==2.13.0
 # Where pip takes torch from. Empty: PyPI, whose Linux x86-64 wheel is the CUDA build (several GB;
@@ -16,14 +19,25 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup system-deps verify bench site serve test test-fast record-gpu gpu-dry-run clean
+.PHONY: read setup system-deps verify bench site serve test test-fast record-gpu gpu-dry-run clean
 
 $(BIN)/verify: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH)"
-	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q -e '.[run,test]'
 	@touch $@
+
+# A reader's environment: the MkDocs stack and the project's site and quiz code, no torch, no GPU toolchain.
+$(READ_VENV)/bin/verify: pyproject.toml
+	$(PYTHON) -m venv $(READ_VENV)
+	$(READ_VENV)/bin/pip install -q -e .
+	@touch $@
+
+# Builds the site from the committed evidence (evidence/: 他机已验证, with each machine) and serves it; runs no
+# claim. Benchmark plots need matplotlib (make serve's install): here their tables are shown without them.
+read: $(READ_VENV)/bin/verify
+	VERIFY_NO_RUN=1 $(READ_VENV)/bin/mkdocs serve --dev-addr $(HOST):$(PORT) --no-livereload
 
 # The GPU toolchain (Triton, nvcc, numba; pinned in verify/toolchain.py) in a folder of its own, off the
 # path of the CPU claims: the GPU pages' claims compile and simulate kernels with it, no GPU needed (about

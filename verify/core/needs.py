@@ -25,6 +25,10 @@ NEEDS: dict[str, str] = {
     "mkl": "a torch built with Intel MKL, whose VML the CPU kernels of sin/exp/tanh call",
 }
 
+#: why no claim runs on a machine without torch (a reader's install, ``make read``): it is not a need
+#: a claim declares, and such a machine keeps no record of it (its pages show committed evidence)
+NO_TORCH = "torch is not installed here"
+
 
 @functools.cache
 def _libc() -> str:
@@ -41,6 +45,8 @@ def _version(text: str) -> tuple[int, ...]:
 
 def unmet(needs: tuple[str, ...], min_torch: str | None, machine: Machine) -> str | None:
     """Why a claim with these needs cannot run on the probed machine, or ``None`` when it can."""
+    if not machine.torch and "cuda" not in needs:  # a CUDA claim still says it waits for a GPU
+        return NO_TORCH
     for need in needs:
         if need == "cuda" and machine.device != "cuda":
             return "needs CUDA; no GPU on this machine"

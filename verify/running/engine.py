@@ -114,6 +114,8 @@ def verify(
             continue
         shash = reg.key(spec.id)
         reason = unmet_need(spec, info)
+        if reason == needs.NO_TORCH:  # a reader's install: nothing of its own, the committed records speak
+            continue
         if reason:
             local[spec.id] = evidence.make(spec, shash, Outcome.SKIPPED, reason, provenance(info, commit))
             continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import importlib.metadata
+import importlib.util
 import json
 import os
 import platform
@@ -79,6 +80,8 @@ def _fingerprint(settings: Settings) -> str:
         torch_id = f"{dist.version}@{dist.locate_file('')}"
     except importlib.metadata.PackageNotFoundError:
         torch_id = "absent"
+    if not has_torch():  # installed but not importable here is a reader's machine too
+        torch_id = "absent"
     # sys.prefix and the resolved interpreter: console scripts start as python, python3 or python3.11.
     parts = [_PROBE, sys.prefix, os.path.realpath(sys.executable), torch_id, cpu_model(), cpu_signature(), ",".join(sorted(glob.glob("/dev/nvidia[0-9]*"))),
              settings.cuda_visible, settings.device,
@@ -109,11 +112,28 @@ def _probe(settings: Settings) -> Machine:
         valid=lambda cached: isinstance(cached, dict) and cached.get("fingerprint") == fp))
 
 
+def has_torch() -> bool:
+    """Whether torch can be imported here; a reader's install (``make read``) has none."""
+    try:
+        return importlib.util.find_spec("torch") is not None
+    except (ImportError, ValueError):  # blocked (``sys.modules["torch"] = None``) or half-installed
+        return False
+
+
 def _ask(settings: Settings, fp: str) -> Machine:
+    # without torch, the machine's own facts only: its device key is READER and it runs no claim
+    return _machine(_ask_torch(settings) if has_torch() else Machine(), fp)
+
+
+def _ask_torch(settings: Settings) -> Machine:
     out = subprocess.run([sys.executable, "-c", _PROBE, settings.device or "auto"], capture_output=True, text=True, timeout=300)
     if out.returncode != 0:
         raise RuntimeError(f"probing torch failed (is torch installed in {sys.executable}?):\n{out.stderr[-2000:]}")
-    torch_facts = Machine.from_json(json.loads(out.stdout.strip().splitlines()[-1]))  # what the child printed
+    return Machine.from_json(json.loads(out.stdout.strip().splitlines()[-1]))  # what the child printed
+
+
+def _machine(torch_facts: Machine, fp: str) -> Machine:
+    """``torch_facts`` with what the probe knows without torch: the CPU, Python, the system, the tools."""
     cpu = cpu_model()
     machine = replace(
         torch_facts,
@@ -131,6 +151,9 @@ def _ask(settings: Settings, fp: str) -> Machine:
     return replace(machine, device_key=device_key(machine))
 
 
+#: the device key of a machine without torch (``make read``): it runs no claim and records nothing
+READER = "reader"
+
 _NOISE = {"r", "tm", "cpu", "processor", "with", "radeon", "graphics"}
 
 
@@ -144,10 +167,13 @@ def device_key(machine: Machine) -> str:
     """A readable, file-name-safe name of the device that evidence and benchmarks are kept under.
 
     ``cuda-nvidia-h200`` for a GPU; for a CPU its model, generation and vector ISA, e.g.
-    ``cpu-amd-epyc-f26m2-avx512``: results from another processor are never shown as this one's.
+    ``cpu-amd-epyc-f26m2-avx512``: results from another processor are never shown as this one's;
+    :data:`READER` where torch is not installed.
     """
     if machine.device == "cuda":
         return "cuda-" + (_slug(machine.gpu_name or "gpu") or "gpu")
+    if not machine.torch:  # a reader's install: it runs nothing and keeps no evidence of its own
+        return READER
     parts = [_slug(machine.cpu_model or platform.machine()) or platform.machine(), machine.cpu_signature,
              (machine.cpu_isa or "").lower()]
     return "cpu-" + "-".join(p for p in parts if p and p != "default")

@@ -191,6 +191,8 @@ def machines(cid: str, sess: session.Session) -> list[MachineStatus]:
                          _detail(record) if shown else "",
                          _origin_text(sess.origin(record)) if shown and record else "", state(status).mark_of(record),
                          record, _label(status, True))]
+    if not probe.torch and record is None and remote:  # a reader's build (no torch) ran nothing: the machines that did
+        out = []
     for dev, st, other in remote:
         name = other.provenance.device_name or dev
         out.append(MachineStatus(st, name, dev if names.count(name) > 1 else "", dev, _detail(other),
