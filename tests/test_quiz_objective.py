@@ -144,7 +144,15 @@ def _snippet(rel: str):
 
 
 CALC_CLAIMS = {"snippets/kv-cache/calc.py": "kvcache.calc-items", "snippets/zero-stages/calc.py": "zero.calc-items",
-               "snippets/gpu-execution-model/calc.py": "exec.occupancy-items"}
+               "snippets/gpu-execution-model/calc.py": "exec.occupancy-items",
+               "snippets/tiled-gemm/calc.py": "tgemm.calc-items",
+               "snippets/gpu-memory-hierarchy/calc.py": "spec.calc-roofline-items",
+               "snippets/ddp-bucketing/calc.py": "ddp.calc-ring-items",
+               "snippets/paged-attention/calc.py": "paged.calc-items"}
+
+
+def test_every_calculator_file_is_checked_here():
+    assert {str(p.relative_to(SETTINGS.root)) for p in SETTINGS.root.glob("snippets/*/calc.py")} == set(CALC_CLAIMS)
 
 
 @pytest.fixture(scope="module")
@@ -165,13 +173,15 @@ def test_the_items_claims_observe_the_calculators_answers(observed):
     claims = load_registry(SETTINGS).claims
     for rel, (module, obs) in observed.items():
         sets = objective.calc_sets(obs[objective.OBSERVED_KEY], rel)
-        assert obs.get("equal", True) and obs.get("worst", 0) < 1e-6 and obs["n_items"] == 6, rel
+        assert obs.get("equal", True) and obs.get("worst", 0) < 1e-6 and obs["n_items"] == 6 * len(module.CALCULATORS), rel
         for calc, spec in zip(sets, module.CALCULATORS, strict=True):
             assert calc.claim in claims and claims[calc.claim].question == calc.question == spec["question"], calc.id
             assert len(calc.items) == 6 and len({i.prompt for i in calc.items}) == 6, calc.id
             for item in calc.items:
                 exact = spec["answer"](**item.params) / spec.get("scale", 1.0)
                 assert item.answer == exact and set(item.params) == set(spec["params"]), (calc.id, item)
+                # a calculator that writes its formula with the numbers put in does so for every item
+                assert item.worked == (spec["worked"](**item.params) if "worked" in spec else ""), (calc.id, item)
     kv = next(s for s in objective.calc_sets(observed["snippets/kv-cache/calc.py"][1]["calc_items"], "kv")
               if s.id == "kv-cache-bytes")
     # the first item the quiz asked (and whose progress a reader keeps) before items were observations
@@ -185,11 +195,14 @@ def test_the_bank_asks_what_the_claims_observed(observed):
     assert not [o for o in without.objective if o.kind == "calc"]
     bank = build_bank(SETTINGS.docs_dir, html=False, facts=ClaimFacts(calculations=sets))
     items = [o for o in bank.objective if o.kind == "calc"]
-    assert len(items) == 18 and bank.known() >= {o.id for o in items}
+    assert len(items) == sum(len(c.items) for c in sets) and bank.known() >= {o.id for o in items}
+    assert len(items) >= 30 and len({o.id.split(":")[1] for o in items}) >= 6  # issue 36: 30 items, 6 calculators
+    assert len({o.prompt for o in items}) == len(items)
     for calc in sets:
         for n, item in enumerate(calc.items):
             o = next(o for o in items if o.id == f"calc:{calc.id}:{n}")
-            assert o.prompt == item.prompt and o.claim == calc.claim and o.params == item.params
+            assert o.prompt == item.prompt and o.claim == calc.claim
+            assert o.params == {**item.params, "worked": objective.worked(item, o.answer_text)}
             assert objective.check(o, str(item.answer)) and not objective.check(o, str(item.answer * 1.1)), o.id
 
 
@@ -211,3 +224,76 @@ def test_observed_items_that_do_not_fit_are_named_and_left_out(bad, field, caplo
     assert claims_mod._calculations({"kv.items": record, "other": None}) == ()
     assert "kv.items" in caplog.text and "left out" in caplog.text
     assert len(claims_mod._calculations({"kv.items": SimpleNamespace(observed={"calc_items": [good]})})) == 1
+
+
+# --- issue 36 item 3: every constant stated, two significant digits accepted, each formula checked ------
+
+
+@pytest.mark.parametrize("answer, want, tolerance, right", [
+    ("1.3", 1.25, 0.02, True), ("1.2", 1.25, 0.02, True),  # 1.25 rounded to two digits, either way at the tie
+    ("1.3 GiB", 1.25, 0.02, True), ("1.29", 1.25, 0.02, False),  # three digits: only within the tolerance
+    ("1.4", 1.25, 0.02, False), ("1", 1.25, 0.02, False),
+    ("13", 12.6, 0.001, True), ("12", 12.6, 0.001, False), ("0.0051", 0.00513, 0.001, True),
+    ("4,100", 4096, 0.001, True), ("4,090", 4096, 0.001, False), ("1000", 996, 0.001, True),
+    ("100", 100, 0.001, True), ("99", 100, 0.001, False), ("0", 0, 0.01, True), ("0.1", 0, 0.01, False),
+    ("38", 37.5, 0.005, True), ("37", 37.5, 0.005, True), ("37.6", 37.5, 0.005, True), ("37.8", 37.5, 0.005, False)])
+def test_an_answer_rounded_to_two_significant_digits_is_right(answer, want, tolerance, right):
+    item = objective.Objective(id="x", kind="calc", question="q", prompt="p", answer=want, answer_text="",
+                               tolerance=tolerance)
+    assert objective.check(item, answer) is right
+
+
+def test_the_reveal_shows_this_items_numbers_and_what_counts_as_right(observed):
+    sets = tuple(s for _m, obs in observed.values() for s in objective.calc_sets(obs["calc_items"], "x"))
+    bank = build_bank(SETTINGS.docs_dir, html=False, facts=ClaimFacts(calculations=sets))
+    by_id = {o.id: o for o in bank.objective if o.kind == "calc"}
+    gemm = by_id["calc:gemm-intensity:0"]
+    p = gemm.params
+    assert objective_reveal(gemm) == [
+        ("公式：", gemm.explain),
+        ("本题：", f"2×{p['m']}×{p['n']}×{p['k']} ÷ (({p['m']}×{p['k']} + {p['k']}×{p['n']} + {p['m']}×{p['n']}) × "
+                  f"2 字节) = {gemm.answer_text}"),
+        ("", "与答案相差不超过 ±2%，或是答案四舍五入到两位有效数字，都算对。这个公式由论断 tgemm.calc-formula 在构建时核对过。")]
+    # the calculators that write no worked formula show their parameters by name
+    kv = by_id["calc:kv-cache-bytes:0"]
+    assert objective_reveal(kv)[1] == ("本题：", "层数 = 40，KV 头数 = 1，head_dim = 64，batch = 64，上下文长度 = 4,096，dtype = BF16")
+    zero = next(o for o in by_id.values() if o.id.startswith("calc:zero-model-states:") and o.params["params"] == 7e9)
+    assert "参数量 Ψ = 7,000,000,000" in objective_reveal(zero)[1][1]
+    for o in by_id.values():  # every item shows its own numbers
+        shown = objective_reveal(o)[1][1]
+        assert all(str(v) in shown.replace(",", "") for k, v in o.params.items() if k != "worked" and isinstance(v, int)), o.id
+
+
+def _wrong(module, name, formula, monkeypatch):
+    """``module``'s formula ``name`` replaced by ``formula``, in the module and in its calculators."""
+    right = getattr(module, name)
+    monkeypatch.setattr(module, name, formula)
+    for calc in module.CALCULATORS:
+        if calc["answer"] is right:
+            monkeypatch.setitem(calc, "answer", formula)
+
+
+@pytest.mark.parametrize("rel, name, wrong", [
+    ("snippets/tiled-gemm/calc.py", "gemm_intensity",
+     lambda m, n, k, dtype: 2 * m * n * k / ((m * k + k * n) * {"BF16": 2, "FP16": 2, "FP32": 4}[dtype])),  # C forgotten
+    ("snippets/gpu-memory-hierarchy/calc.py", "roofline_us", lambda gpu, m, n, k: 1e6 * 2 * m * n * k / 989.5e12),
+    ("snippets/ddp-bucketing/calc.py", "ring_ms",  # one pass of p − 1 steps, not two
+     lambda ranks, mib, alpha_us, gb_s: 1e3 * ((ranks - 1) * alpha_us * 1e-6 + (ranks - 1) / ranks * mib * 2**20 / (gb_s * 1e9))),
+    ("snippets/paged-attention/calc.py", "allocated_bytes",  # the tokens, not whole blocks
+     lambda seqs, length, block, layers, kv_heads: seqs * length * 2 * layers * kv_heads * 128 * 2),
+    ("snippets/paged-attention/calc.py", "empty_bytes",  # the last block's free slots counted as L mod B
+     lambda seqs, length, block, layers, kv_heads: seqs * (length % block) * 2 * layers * kv_heads * 128 * 2),
+    ("snippets/kv-cache/calc.py", "kv_cache_bytes",  # K only
+     lambda layers, batch, kv_heads, head_dim, seq, dtype: layers * batch * kv_heads * head_dim * seq * 2),
+    ("snippets/zero-stages/calc.py", "model_state_bytes", lambda params, stage, gpus: 16 * params / gpus)])
+def test_a_wrong_formula_fails_its_claims(rel, name, wrong, monkeypatch, observed, tmp_path):
+    """The formula claim and the items claim of each new calculator reject a plausible wrong formula."""
+    module = observed[rel][0]
+    claims = load_registry(SETTINGS).claims
+    mine = [cid for cid, fn in LOADED.items() if fn.__globals__ is vars(module)]
+    assert len(mine) == 2, mine
+    for cid in mine:
+        assert matchers.check(claims[cid].expect, LOADED[cid](Context("cpu", tmp_path))) == [], cid  # the right formula
+    _wrong(module, name, wrong, monkeypatch)
+    for cid in mine:
+        assert matchers.check(claims[cid].expect, LOADED[cid](Context("cpu", tmp_path))) != [], cid

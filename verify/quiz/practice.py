@@ -246,10 +246,14 @@ def objective_feedback(item: Objective, right: bool) -> str:
 
 def objective_reveal(item: Objective) -> list[tuple[str, str]]:
     """What follows the verdict, ``(label, text)`` then a note (label ""): a 判断题's true sentence (the
-    correction, for a false one) and the claim that observed its values; a 计算题's formula and its claim.
-    The browser says the same (``quiz-objective.js``: ``reveals``)."""
+    correction, for a false one) and the claim that observed its values; a 计算题's formula, this item's
+    numbers in it, what counts as right, and its claim. The browser says the same (``quiz-objective.js``:
+    ``reveals``)."""
     if item.kind != "judge":
-        return [("公式：", item.explain), ("", f"这个公式由论断 {item.claim} 在构建时核对过。")]
+        mine = item.params.get("worked", "")
+        return [("公式：", item.explain), *([("本题：", mine)] if mine else []),
+                ("", f"与答案相差不超过 ±{item.tolerance * 100:g}%，或是答案四舍五入到两位有效数字，都算对。"
+                     f"这个公式由论断 {item.claim} 在构建时核对过。")]
     if item.answer:
         return [("原句：", item.explain), ("", f"句中的值是论断 {item.claim} 在构建时观测到的。")]
     said, true = item.params.get("said", ""), item.params.get("true", "")

@@ -126,6 +126,20 @@
     var m = t.match(/[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?/i);
     return m ? parseFloat(m[0]) : null;
   }
+  // 10^e correctly rounded, and ⌊log10 |x|⌋ exact at powers of ten (verify/quiz/objective.py: _power, _exponent)
+  function power(e) { return e >= 0 ? Math.pow(10, e) : 1 / Math.pow(10, -e); }
+  function exponent(x) {
+    var e = Math.floor(Math.log10(Math.abs(x)));
+    while (power(e + 1) <= Math.abs(x)) e++;
+    while (power(e) > Math.abs(x)) e--;
+    return e;
+  }
+  /** Whether given is want rounded to two significant digits, either way at a tie (1.2 and 1.3 for 1.25). */
+  function twoDigits(given, want) {
+    if (want === 0) return false;
+    var unit = power(exponent(want) - 1), steps = given / unit;
+    return Math.abs(steps - Math.round(steps)) < 1e-6 && Math.abs(given - want) <= unit / 2 * (1 + 1e-9);
+  }
   function checkObjective(item, answer) {
     if (item.kind === "judge") {
       var said = String(answer == null ? "" : answer).normalize("NFKC").trim().toLowerCase();
@@ -133,7 +147,7 @@
     }
     var given = number(answer);
     if (given === null) return false;
-    return Math.abs(given - item.answer) <= item.tolerance * Math.abs(item.answer) + 1e-12;
+    return Math.abs(given - item.answer) <= item.tolerance * Math.abs(item.answer) + 1e-12 || twoDigits(given, item.answer);
   }
 
   // ---- progress files ------------------------------------------------------------------------

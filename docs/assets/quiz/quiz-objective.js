@@ -42,9 +42,15 @@
     return said + "：答案" + (right ? "" : "是") + " " + o.answer_text + "（允许 ±" + (o.tolerance * 100).toFixed(1) + "%）";
   }
 
-  /** What follows the verdict (verify/quiz/practice.py: objective_reveal): the true sentence and its claim. */
+  /** What follows the verdict (verify/quiz/practice.py: objective_reveal): the true sentence and its claim;
+   * for a 计算题 the formula, this item's numbers in it, what counts as right, and its claim. */
   function reveals(o) {
-    if (o.kind !== "judge") return [["公式：", o.explain], ["", "这个公式由论断 " + o.claim + " 在构建时核对过。"]];
+    if (o.kind !== "judge") {
+      var mine = (o.params || {}).worked;
+      return [["公式：", o.explain]].concat(mine ? [["本题：", mine]] : [], [["",
+        "与答案相差不超过 ±" + Number((o.tolerance * 100).toPrecision(6)) + "%，或是答案四舍五入到两位有效数字，都算对。" +
+        "这个公式由论断 " + o.claim + " 在构建时核对过。"]]);
+    }
     if (o.answer) return [["原句：", o.explain], ["", "句中的值是论断 " + o.claim + " 在构建时观测到的。"]];
     var p = o.params || {}, where = p.said && p.true ? "错在「" + p.said + "」，应为「" + p.true + "」。" : "";
     return [["正确的说法：", o.explain],
