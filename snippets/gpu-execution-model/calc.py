@@ -21,11 +21,22 @@ def occupancy_pct(capability: str, threads: int, registers: int, shared_kib: int
     return 100 * occupancy.blocks_per_sm(ctx, capability, threads, registers, shared_kib * 1024)["occupancy"]
 
 
+def limits_text(capability: str) -> str:
+    """The per-SM limits an item needs, from the spec table, as the prompt states them."""
+    from snippets._gpu import specs
+
+    get = lambda field: int(specs.get(SimpleNamespace(observed={}), capability, field))  # noqa: E731
+    return (f"{capability} 的 GPU（每个 SM 最多 {get('max_threads_per_sm')} 个线程、{get('max_warps_per_sm')} 个 warp、"
+            f"{get('max_blocks_per_sm')} 个 block、{get('registers_per_sm')} 个 32 位寄存器、"
+            f"{get('shared_per_sm') // 1024} KiB shared memory；shared memory 以 {get('shared_alloc_unit')} 字节为单位分配）")
+
+
 CALCULATORS = [
     {"id": "occupancy", "question": Q, "claim": "exec.register-granularity",
-     "prompt": "计算能力 {capability} 的 GPU 上，一个 kernel 每个 block {threads} 个线程、每线程 {registers} 个寄存器、"
+     "prompt": "在计算能力 {capability}上，一个 kernel 每个 block {threads} 个线程、每线程 {registers} 个寄存器、"
                "每个 block 用 {shared_kib} KiB shared memory。按 occupancy calculator 的规则（寄存器按 warp 以 256 个为单位分配，"
                "shared memory 每 block 另有 1 KiB 系统预留），它的 occupancy 是百分之多少？",
+     "shown": {"capability": limits_text},
      "params": {"capability": ["8.0", "9.0"], "threads": [128, 256, 512], "registers": [32, 40, 64, 72, 128],
                 "shared_kib": [0, 16, 48, 96]},
      "answer": occupancy_pct, "unit": "%", "tolerance": 0.005, "digits": 4,
