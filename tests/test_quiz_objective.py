@@ -121,7 +121,7 @@ def test_after_a_judgement_the_terminal_shows_the_true_sentence_and_the_claim():
     assert objective_feedback(wrong, True) == "答对了：这句是错的"
     said, true = judge.changed_span(wrong.prompt, "stride 是 (0, 1)。")
     assert objective_reveal(wrong) == [("正确的说法：", "stride 是 (0, 1)。"), (
-        "", f"错在「{said}」，应为「{true}」。句中的值是论断 {_asked(True)} 在构建时观测到的；改后的值，论断的期望不接受。")]
+        "", f"错在「{said}」，应为「{true}」。句中的值是论断 {_asked(True)} 运行时观测到的；改后的值，论断的期望不接受。")]
     assert objective_feedback(right, False) == "答错了：这句是对的"
     assert objective_reveal(right)[0] == ("原句：", "stride 是 (0, 1)。") and _asked(False) in objective_reveal(right)[1][1]
 

@@ -255,11 +255,11 @@ def objective_reveal(item: Objective) -> list[tuple[str, str]]:
                 ("", f"与答案相差不超过 ±{item.tolerance * 100:g}%，或是答案四舍五入到两位有效数字，都算对。"
                      f"这个公式由论断 {item.claim} 在构建时核对过。")]
     if item.answer:
-        return [("原句：", item.explain), ("", f"句中的值是论断 {item.claim} 在构建时观测到的。")]
+        return [("原句：", item.explain), ("", f"句中的值是论断 {item.claim} 运行时观测到的。")]
     said, true = item.params.get("said", ""), item.params.get("true", "")
     where = f"错在「{said}」，应为「{true}」。" if said and true else ""
     return [("正确的说法：", item.explain),
-            ("", f"{where}句中的值是论断 {item.claim} 在构建时观测到的；改后的值，论断的期望不接受。")]
+            ("", f"{where}句中的值是论断 {item.claim} 运行时观测到的；改后的值，论断的期望不接受。")]
 
 
 def objective(store: Progress, picked: list[Objective]) -> None:
