@@ -44,3 +44,19 @@ def browser() -> Iterator[object]:
             yield chromium
         finally:
             chromium.close()
+
+
+# What a page scrolls sideways by, and how tall it is: its scrolling width against the width in view (the
+# document's and the body's, since either can be the one that overflows), and its full height; CSS px.
+_SIZE = """() => ({scroll: document.scrollingElement.scrollWidth, width: document.scrollingElement.clientWidth,
+                  bodyScroll: document.body.scrollWidth, height: document.scrollingElement.scrollHeight})"""
+
+
+def page_size(page: object) -> dict[str, int]:
+    """``scroll``, ``bodyScroll``, ``width`` and ``height`` of the page open in ``page`` (a Playwright page)."""
+    return page.evaluate(_SIZE)  # type: ignore[attr-defined]
+
+
+def scrolls_sideways(size: dict[str, int]) -> bool:
+    """Whether a page of :func:`page_size` is wider than the screen it is in."""
+    return max(size["scroll"], size["bodyScroll"]) > size["width"]

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from snippets._gpu import specs
-from tests._browser import ARTIFACTS, browser, serve
+from tests._browser import ARTIFACTS, browser, page_size, scrolls_sideways, serve
 from tests._project import REPO_SETTINGS as SETTINGS
 from tests import test_home
 from verify.quiz.schema import TOPICS
@@ -20,9 +20,6 @@ from verify.site.templating import LABELS
 ROOT = SETTINGS.root
 PHONE = {"width": 390, "height": 844}
 site = test_home.site  # the fixture: the real site built from what the cache holds (no claim runs)
-# what a page scrolls sideways by, and the right edge of what is in view, measured in the page
-_WIDTHS = """() => ({scroll: document.scrollingElement.scrollWidth, width: document.scrollingElement.clientWidth,
-                    height: document.scrollingElement.scrollHeight})"""
 
 
 def test_material_speaks_chinese_on_every_page(site):
@@ -45,10 +42,10 @@ def test_the_spec_table_on_a_phone_is_one_comparison_and_the_page_does_not_scrol
         page = chromium.new_page(viewport=PHONE, locale="zh-CN", is_mobile=True)
         page.goto(f"{base}/gpu-specs/")
         page.wait_for_load_state("networkidle")
-        size = page.evaluate(_WIDTHS)
+        size = page_size(page)
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "gpu-specs-phone.png"), full_page=True)
-        assert size["scroll"] <= size["width"], size
+        assert not scrolls_sideways(size), size
         tables = page.locator("article table")
         assert tables.count() == 1
         heads = [t.strip() for t in tables.locator("thead th").all_inner_texts()]
@@ -100,8 +97,8 @@ def test_the_quiz_on_a_phone_does_not_scroll_sideways_and_its_picker_is_grouped_
             right = tab.bounding_box()["x"] + tab.bounding_box()["width"]
             assert right <= PHONE["width"], (tab.inner_text(), right)  # every tab in view, none off-screen
             tab.click()
-            size = page.evaluate(_WIDTHS)
-            assert size["scroll"] <= size["width"], (tab.inner_text(), size)
+            size = page_size(page)
+            assert not scrolls_sideways(size), (tab.inner_text(), size)
         picker = page.locator("select[name=question]").first
         page.get_by_role("tab", name="模拟面试").click()
         box = picker.bounding_box()

@@ -10,6 +10,7 @@ import base64
 import hashlib
 import io
 import json
+import warnings
 from functools import lru_cache
 from html import escape
 from pathlib import Path
@@ -18,6 +19,12 @@ from verify.bench.results import Benchmark
 from verify.storage.fs import text_memo
 
 FOLDER = "bench_svg"  # in the project cache; a site build prunes the plots it did not show
+#: fonts with Chinese glyphs, first found first (Debian's fonts-noto-cjk, then the common others)
+CJK_FONTS = ["Noto Sans CJK SC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Zen Hei", "Microsoft YaHei",
+             "PingFang SC"]
+#: the axes' words (the x axis is named by the caller, after the benchmark's own parameter)
+TIME_LABEL = "每次调用的耗时（秒）"
+FRACTION_LABEL = "占该机上限的比例"
 
 
 @lru_cache(maxsize=128)
@@ -30,8 +37,13 @@ def _svg(payload: str) -> str:
 
     spec = json.loads(payload)
     panels = spec["panels"]
+    # The words are Chinese: a CJK font after the Latin one measures them (the SVG keeps them as text, which
+    # the reader's browser sets in its own fonts). A machine without one draws the same text, measured less
+    # well, and says so once per glyph: not worth a warning per plot in a site build.
     with plt.rc_context({"svg.fonttype": "none", "font.family": "sans-serif", "font.size": 9,
-                         "svg.hashsalt": spec["title"]}):
+                         "svg.hashsalt": spec["title"], "font.sans-serif": ["DejaVu Sans", *CJK_FONTS]}), \
+            warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font")
         fig, axes = plt.subplots(1, len(panels), figsize=(3.4 * len(panels), 2.6), squeeze=False)
         for ax, panel in zip(axes[0], panels):
             for name, pts in panel["series"].items():
@@ -67,15 +79,18 @@ def _as_img(svg: str, title: str) -> str:
     consumer of the page (the search indexer above all) must walk; as an image it is one tag, and
     it still needs no request. Dark mode inverts it in CSS (``.vf-plot``)."""
     data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
-    return f'<img class="vf-plot" alt="{escape(title)}" src="data:image/svg+xml;base64,{data}">'
+    alt = " · ".join(title.splitlines())
+    return f'<img class="vf-plot" alt="{escape(alt)}" src="data:image/svg+xml;base64,{data}">'
 
 
 def plot(benches: list[Benchmark], title: str, x: str, mode: str, cache_dir: Path, xscale: str = "log",
-         fractions: dict[str, float | None] | None = None) -> str:
+         fractions: dict[str, float | None] | None = None, xlabel: str = "",
+         names: dict[str, str] | None = None) -> str:
     """SVG for one device's results of a group: time per call, and achieved rate or fraction.
 
     ``fractions``: benchmark fullname -> the fraction of the limit to draw (None: not drawn); by
-    default its ``extra_info`` fraction."""
+    default its ``extra_info`` fraction. ``xlabel``: the x axis's words (default: the key ``x``);
+    ``names``: a variant's words in the legend, by its label (default: the label)."""
     if mode == "none" or not benches:
         return ""
     pts = [b for b in benches if isinstance(b.info.get(x), (int, float))]
@@ -86,19 +101,20 @@ def plot(benches: list[Benchmark], title: str, x: str, mode: str, cache_dir: Pat
     for b in pts:
         e = b.info
         med = b.per_call
-        time_series.setdefault(b.label, []).append(
+        name = (names or {}).get(b.label, b.label)
+        time_series.setdefault(name, []).append(
             [e[x], med, e.get("q1_s", med), e.get("q3_s", med)])
         fraction = fractions.get(b.fullname) if fractions is not None else e.get("fraction")
         if fraction is not None:
-            frac_series.setdefault(b.label, []).append([e[x], fraction])
+            frac_series.setdefault(name, []).append([e[x], fraction])
     panels = []
     if mode in ("time", "both"):
-        panels.append({"series": time_series, "ylabel": "time per call (s)", "band": True})
+        panels.append({"series": time_series, "ylabel": TIME_LABEL, "band": True})
     if mode in ("fraction", "both") and frac_series:
-        panels.append({"series": frac_series, "ylabel": "fraction of limit", "log_y": False, "hline": 1.0})
+        panels.append({"series": frac_series, "ylabel": FRACTION_LABEL, "log_y": False, "hline": 1.0})
     if not panels:
         return ""
-    spec = {"title": title, "xlabel": x, "panels": panels}
+    spec = {"title": title, "xlabel": xlabel or x, "panels": panels}
     if xscale != "log":  # absent by default, so that cached plots of the other groups keep their key
         spec["xscale"] = xscale
     payload = json.dumps(spec, sort_keys=True)

@@ -5,6 +5,8 @@ A fence names a group and, optionally, how to draw it::
     ```bench
     expand-vs-repeat
     x: size            # extra_info key on the x axis (log scale)
+    xlabel: 元素数      # the x axis's words (default: the key)
+    title: expand 与 repeat   # the plot's title, before the machine's name (default: the group)
     plot: time         # time | fraction | both (default) | none
     xscale: linear     # log (default, base 2) | linear, for an x that starts at 0
     ```
@@ -19,7 +21,10 @@ key of the machine that builds, so the same page compares its own two runs anywh
 
 Rendering reads stored JSON only (see :mod:`verify.bench` for when benchmarks run). Plots are
 SVG drawn by matplotlib's Agg backend with text left as text (no embedded or fetched fonts) and
-black replaced by ``currentColor``, so they follow the light and dark themes.
+black replaced by ``currentColor``, so they follow the light and dark themes. Their words are
+Chinese: the axes (:mod:`verify.bench.plot`), the title and x label from the fence, and each variant
+as :data:`VARIANTS` names it, in the legend and in the table alike. A table leaves out a column that
+no row of it has a value in (a group with no limit has no 「占该机上限」).
 """
 
 from __future__ import annotations
@@ -47,7 +52,34 @@ log = logging.getLogger("mkdocs.verify")
 # Result-file freshness -> (CSS modifier, label), kept under its old name for importers.
 STATE_LABEL = BENCH_STATE
 
-OPTIONS = ("x", "plot", "xscale", "title", "compare", "threshold", "needs")
+OPTIONS = ("x", "xlabel", "plot", "xscale", "title", "compare", "threshold", "needs")
+
+#: a variant's words on the page (legend and table), by the label the benchmark gives it; one not here
+#: keeps its label (an op's own name, such as expand, reads the same in Chinese)
+VARIANTS = {
+    "copy_": "拷贝 copy_",
+    "mm float32": "矩阵乘 float32",
+    "add (fresh output)": "add，新分配输出",
+    "add (preallocated output)": "add，预分配输出",
+    "eager fresh": "eager，新分配输出",
+    "eager preallocated": "eager，预分配输出",
+    "compiled fresh": "torch.compile，新分配输出",
+    "compiled preallocated": "torch.compile，预分配输出",
+    "compiled": "torch.compile",
+    "graph": "CUDA graph 重放",
+    "naive": "手写注意力",
+    "sdpa": "SDPA",
+    "cold": "冷启动",
+    "disk-cached": "磁盘缓存",
+    "warm (same process)": "热（同一进程）",
+    "multiprocessing.Pool": "裸进程 Pool",
+    "C++ op": "C++ 算子",
+    "Python list loop": "Python 列表循环",
+    "tensor element loop": "张量逐元素索引循环",
+}
+
+#: a comparison's verdict in words (the CSS class keeps the key)
+VERDICTS = {"regressed": "变慢", "improved": "变快", "same": "相当"}
 
 
 def _parse(source: str) -> tuple[str, dict[str, str]]:
@@ -79,10 +111,16 @@ def _rows(benches: list[Benchmark], x: str, fractions: dict[str, float | None]) 
         e = b.info
         rounds = "?" if b.rounds is None else b.rounds
         fraction = fractions.get(b.fullname)
-        rows.append((b.label, str(e.get(x, b.param or "")), fmt_time(b.per_call),
+        rows.append((VARIANTS.get(b.label, b.label), str(e.get(x, b.param or "")), fmt_time(b.per_call),
                      f"{e.get('spread', 0):.0%}", f"{rounds} × {e.get('inner', 1)}",
                      fmt_rate(e) or TEXT["missing"], TEXT["missing"] if fraction is None else f"{fraction:.1%}"))
     return rows
+
+
+def _columns(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> tuple[list[str], list[list[str]]]:
+    """The headings and cells of the columns that some row has a value in: a column of 「—」 says nothing."""
+    keep = [i for i in range(len(head)) if any(row[i] not in ("", TEXT["missing"]) for row in rows)]
+    return [head[i] for i in keep], [[row[i] for i in keep] for row in rows]
 
 
 @dataclass(frozen=True)
@@ -133,7 +171,8 @@ class DeviceBlock:
     key: str
     here: bool  # the machine that builds the site
     plot: Markup
-    rows: list[tuple[str, ...]]
+    head: list[str]  # the columns shown (:func:`_columns`)
+    rows: list[list[str]]
     targets: list[tuple[str, str, bool]]  # (variant, the target as text, met)
     provenance: list[RunNote]
     fraction_hidden: bool = False  # a bandwidth fraction left out: its data may sit in a cache
@@ -160,12 +199,18 @@ def _device_block(key: str, data: Results, group: str, opts: dict[str, str],
     mode = opts.get("plot", "both")
     # An <img> of our own making (alt escaped by plot), so it goes into the page as it is.
     fractions = _fractions(benches, data)
-    svg = plot(benches, f"{group} · {key}", x, mode, settings.cache_dir, opts.get("xscale", "log"), fractions)
-    targets = [(b.label, b.info["target"], bool(b.info.get("target_met")))
+    provenance = _provenance(data, files, state)
+    head, rows = _columns(TEXT["bench_head"], _rows(benches, x, fractions))
+    block = DeviceBlock(key, here, Markup(""), head, rows, [], provenance)
+    title = f"{opts.get('title') or group}\n{block.name}"  # two lines: a narrow plot clips one long one
+    svg = plot(benches, title, x, mode, settings.cache_dir, opts.get("xscale", "log"), fractions,
+               xlabel=opts.get("xlabel", ""), names=VARIANTS)
+    targets = [(VARIANTS.get(b.label, b.label), b.info["target"], bool(b.info.get("target_met")))
                for b in benches if isinstance(b.info.get("target"), str)]
-    hidden = any(fractions[b.fullname] is None and "limit_GBps" in b.info for b in benches)
-    return DeviceBlock(key, here, Markup(svg), _rows(benches, x, fractions), targets, _provenance(data, files, state),
-                       fraction_hidden=hidden)
+    # the note on a left-out fraction, where the table shows that column at all
+    hidden = TEXT["bench_head"][-1] in head and any(
+        fractions[b.fullname] is None and "limit_GBps" in b.info for b in benches)
+    return DeviceBlock(key, here, Markup(svg), head, rows, targets, provenance, fraction_hidden=hidden)
 
 
 def render_group(group: str, opts: dict[str, str], settings: Settings) -> str:
@@ -192,7 +237,7 @@ def render_compare(opts: dict[str, str], group: str, settings: Settings) -> str:
     if a_key not in stored or b_key not in stored:
         return render("bench_compare.html", missing=True, a_key=a_key, b_key=b_key)
     rows = [{"group": r.group or "", "name": r.name, "a": fmt_time(r.a_s), "b": fmt_time(r.b_s),
-             "ratio": f"{r.ratio:.2f}", "verdict": r.verdict}
+             "ratio": f"{r.ratio:.2f}", "verdict": r.verdict, "word": VERDICTS.get(r.verdict, r.verdict)}
             for r in cmp.compare(stored[a_key], stored[b_key], threshold)
             if fnmatch.fnmatchcase(r.group or "", group or "*")]
     return render("bench_compare.html", missing=False, a_key=a_key, b_key=b_key, threshold=threshold,

@@ -407,4 +407,20 @@ def _ledger_html(sess: session.Session) -> str:
         bound, unbound = checks.bound_counts(sess, rel)
         pages.append({"page": rel[len(checks.QUESTIONS):-3], "link": f"../{rel[:-3]}/",
                       "claims": len(sess.prose[rel].claims), "bound": bound, "unbound": unbound})
-    return render("ledger.html", rows=body, questions=sorted({r.question for r in rows}), pages=pages)
+    return render("ledger.html", rows=body, questions=sorted({r.question for r in rows}), pages=pages,
+                  legend=ledger_legend())
+
+
+def ledger_legend() -> list[tuple[str, str, str]]:
+    """(state key, its mark on a question page, its meaning) for every state the ledger's filter offers, in the
+    states' order: the filter's words are the badge, the mark ties it to the pages, the meaning is the home
+    legend's line (:data:`verify.site.syllabus.MEANING`; a kind made elsewhere shares the line of the one made
+    here), else nothing more than the label."""
+    from verify.site.syllabus import MEANING  # noqa: PLC0415  (syllabus imports this module)
+
+    out = []
+    for key in states.STATES:
+        row = state(key)
+        meaning = MEANING.get(key) or MEANING.get(key.removesuffix("-elsewhere") + "-here", "")
+        out.append((key, row.mark, meaning))
+    return out
