@@ -179,7 +179,8 @@ def _detail(record: Evidence | None) -> str:
 
 
 def machines(cid: str, sess: session.Session) -> list[MachineStatus]:
-    """This machine's status of a claim, then each other machine's that recorded it."""
+    """This machine's status of a claim, then each other machine's that recorded it; on a machine without torch
+    (``make read``), which runs nothing, only the machines that recorded it, where any did."""
     record = sess.outcome.local.get(cid)
     status = sess.outcome.status(cid)
     shown = status == evidence.FAILED or states.get(status).ran == "here"
