@@ -29,15 +29,19 @@ def _asked(false: bool) -> str:
 
 
 def test_a_wrong_value_the_expectation_accepts_is_never_a_false_statement():
-    """speedup >= 2 observed as 50: ten times more or less, one more or less, 2v+1 all still pass; only 0
-    fails (and -50, which reads otherwise: a sign the true text lacks). So 0 is the one false variant."""
-    statement, expect, observed = "`torch.add` 比循环快 {speedup:x}。", {"speedup": {">=": 2}}, {"speedup": 50.0}
+    """speedup >= 30 observed as 50: doubled, ten times more and one more or less still pass; halved (25)
+    and a tenth (5) fail, so they are the false variants, the likelier (halved) asked; 0 倍 reads as a
+    trick, so it is asked only where nothing else fails."""
+    statement, expect, observed = "`torch.add` 比循环快 {speedup:x}。", {"speedup": {">=": 30}}, {"speedup": 50.0}
     variants = judge.false_variants(statement, expect, observed)
-    assert [(k, w, s) for k, w, s in variants] == [("speedup", 0, "`torch.add` 比循环快 0 倍。")]
+    assert [(k, w, s) for k, w, s in variants] == [
+        ("speedup", 25.0, "`torch.add` 比循环快 25 倍。"), ("speedup", 5.0, "`torch.add` 比循环快 5 倍。"),
+        ("speedup", 0, "`torch.add` 比循环快 0 倍。")]
     assert all(matchers.check(expect, {**observed, k: w}) for k, w, _s in variants)
     item = judge.claim_judgement(_asked(True), "q", statement, expect, observed)
-    assert item is not None and not item.true and item.wrong == 0 and item.sentence == "`torch.add` 比循环快 50 倍。"
-    # every plausible wrong value passes: no false variant, so the claim is not asked at all (not even true)
+    assert item is not None and not item.true and item.wrong == 25.0 and item.sentence == "`torch.add` 比循环快 50 倍。"
+    assert [w for _k, w, _s in judge.false_variants(statement, {"speedup": {">=": 30}}, {"speedup": 500.0})] == [0]
+    # every likely wrong value passes: not asked at all (not even true)
     assert judge.false_variants("有 {n} 个。", {"n": {">=": 0}}, {"n": 5}) == []
     assert judge.claim_judgement(_asked(False), "q", "有 {n} 个。", {"n": {">=": 0}}, {"n": 5}) is None
     # a shown value the expectation does not cover cannot be made false by it
@@ -46,23 +50,28 @@ def test_a_wrong_value_the_expectation_accepts_is_never_a_false_statement():
 
 
 def test_a_wrong_value_reads_like_the_true_one():
-    """Same unit and digits: 1 MiB is never shown as 102 KiB, a count of 16 never as 1.6 nor negative (a
-    measured 3 倍 may read 0.3 倍: floats show a few significant digits); a boolean's words are swapped."""
+    """Same unit and digits: 1 MiB is never shown as 512 KiB, a count of 16 never as 1.6 nor negative (a
+    measured 3 倍 may read 0.3 倍: floats show a few significant digits); a boolean's words are swapped.
+    Likeliest first: doubled, halved, one more or less (a small count), ten times, zero."""
     mib = judge.false_variants("占 {b:bytes}。", {"b": 2**20}, {"b": 2**20})
-    assert [s for _k, _w, s in mib] == ["占 10 MiB。", "占 2 MiB。"]  # 2^20/10 is 102 KiB; 2^20 ± 1 reads as 1 MiB
+    assert [s for _k, _w, s in mib] == ["占 2 MiB。", "占 10 MiB。"]  # 2^20/2 is 512 KiB, 2^20/10 102 KiB
     count = judge.false_variants("有 {n} 个。", {"n": 16}, {"n": 16})
-    assert [s for _k, _w, s in count] == ["有 160 个。", "有 17 个。", "有 15 个。", "有 0 个。", "有 33 个。"]
+    assert [s for _k, _w, s in count] == ["有 32 个。", "有 8 个。", "有 17 个。", "有 15 个。", "有 160 个。", "有 0 个。"]
+    share = judge.false_variants("占 {p:pct}。", {"p": {"<": 0.5}}, {"p": 0.6})
+    assert [s for _k, _w, s in share] == []  # 120% is no share; 30% and 6% pass the expectation
+    assert [s for _k, _w, s in judge.false_variants("占 {p:pct}。", {"p": {">": 0.5}}, {"p": 0.6})] == ["占 30%。", "占 6%。", "占 0%。"]
     words = judge.false_variants("调用{raised:?会|不会}报错。", {"raised": True}, {"raised": True})
     assert [s for _k, _w, s in words] == ["调用不会报错。"]
     stride = judge.false_variants("stride 是 {stride}。", {"stride": [0, 1]}, {"stride": [0, 1]})
-    assert [s for _k, _w, s in stride] == ["stride 是 (1, 0)。", "stride 是 (1, 1)。"]
+    assert [s for _k, _w, s in stride] == ["stride 是 (1, 0)。", "stride 是 (1, 1)。", "stride 是 (0, 2)。"]
 
 
 def test_each_claim_is_asked_one_way_by_its_id_and_only_where_it_stands_alone():
     statement, expect, observed = "stride 是 {stride}。", {"stride": [0, 1]}, {"stride": [0, 1]}
     true, false = (judge.claim_judgement(_asked(f), "q", statement, expect, observed) for f in (False, True))
     assert true is not None and true.true and true.prompt == true.sentence == "stride 是 (0, 1)。"
-    assert false is not None and not false.true and false.prompt in {"stride 是 (1, 0)。", "stride 是 (1, 1)。"}
+    assert false is not None and not false.true and false.prompt in {"stride 是 (1, 0)。", "stride 是 (1, 1)。",
+                                                                       "stride 是 (0, 2)。"}
     assert false.sentence == "stride 是 (0, 1)。" and matchers.check(expect, {"stride": false.wrong})
     assert judge.claim_judgement(_asked(True), "q", statement, expect, observed) == false  # the same each time
     for leaning in ("同样，stride 是 {stride}。", "这时 stride 是 {stride}。", "它的 stride 是 {stride}。",
@@ -80,6 +89,25 @@ def test_each_claim_is_asked_one_way_by_its_id_and_only_where_it_stands_alone():
 ])
 def test_a_false_items_change_is_shown_as_whole_words(said, true, shown):
     assert judge.changed_span(said, true) == shown
+
+
+def test_a_value_the_other_numbers_make_is_asked_in_a_part_without_them():
+    """「B 慢 4 倍」 after 2 ms and 8 ms: changed alone it would contradict them, so the item asks the part
+    (up to ；) that holds it where nothing it relates to remains; a true item asks the same part."""
+    statement = "A 用了 {a:time}、B 用了 {b:time}，B 慢 {r:x}；另一台机器上的 kernel 还要等 {n} 个周期才发出请求。"
+    observed = {"a": 0.002, "b": 0.008, "r": 4.0, "n": 6}
+    whole = judge.filled(statement, observed)
+    assert judge.asked_parts(whole.replace("4 倍", "2 倍"), whole) is None  # the part holds 2 ms and 8 ms
+    said = whole.replace("6 个", "12 个")
+    assert judge.asked_parts(said, whole) == (said, whole)  # 6 relates to nothing: the whole sentence
+    related = whole.replace("6 个", "4 个")  # now 4 is also 8 ms / 2 ms: ask the part without them
+    part, true = judge.asked_parts(related.replace("等 4 个", "等 8 个"), related)  # type: ignore[misc]
+    assert true == "另一台机器上的 kernel 还要等 4 个周期才发出请求。" and part == true.replace("4 个", "8 个")
+    items = [judge.claim_judgement(_asked(f), "q", statement.replace("{n}", "{r:.0f}"), {"r": {">": 3}},
+                                   {**observed, "r": 4.0}) for f in (False, True)]
+    assert items == [None, None]  # 4 倍 relates in its part too: no false variant keeps to itself
+    assert judge.relates([4.0], [0.002, 0.008]) and judge.relates([2.5 * 2**20], [512 * 2**10, 5.0])
+    assert not judge.relates([3.0], [0.002, 0.008]) and not judge.relates([1.0], [1.0, 7.0])
 
 
 def test_a_tiny_value_is_never_the_one_made_false():

@@ -11,7 +11,7 @@ claim with a recorded observation). The same values can make false statements fo
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from verify.core import matchers
@@ -54,6 +54,34 @@ def wrong_values(value: Any) -> Iterator[Any]:
         yield 0
 
 
+def likely_wrong_values(value: Any) -> Iterator[Any]:
+    """The wrong values a reader could not tell from the true one without knowing the mechanism, most likely
+    first: a flipped flag; a number doubled or halved (both directions counted, two bytes for four), one more
+    or less for a small count, then ten times more or less, then zero. Never a sign the true value lacks (a
+    negative size, time or count is no mechanism's result). Lists and the rest as :func:`wrong_values`."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, list, tuple)):
+        yield from wrong_values(value)
+        return
+    if isinstance(value, (list, tuple)):
+        items = list(value)
+        if len(items) > 1 and items[::-1] != items:
+            yield items[::-1]
+        for i, item in enumerate(items):
+            for wrong in likely_wrong_values(item):
+                yield [*items[:i], wrong, *items[i + 1:]]
+                break
+        return
+    small = isinstance(value, int) and abs(value) <= 64
+    candidates = [value * 2, value / 2, *((value + 1, value - 1) if small else ()), value * 10, value / 10, 0]
+    seen = set()
+    for c in candidates:
+        if isinstance(value, int) and isinstance(c, float) and c.is_integer():
+            c = int(c)
+        if c != value and c not in seen and (c >= 0 or value < 0) and not (isinstance(c, float) and not math.isfinite(c)):
+            seen.add(c)
+            yield c
+
+
 _TYPE_VALUES = {"bool": True, "int": 1, "float": 1.0, "str": "text", "list": [1], "dict": {"k": 1}}
 
 
@@ -72,13 +100,15 @@ def stand_in(expected: Any) -> Any:
     return arg
 
 
-def rejected(expect: JsonObject, observed: JsonObject, keys: Iterable[str] | None = None) -> Iterator[tuple[str, Any]]:
-    """``(key, wrong value)`` for each plausible wrong value of an expected key (of ``keys``, default every
-    expected key) that the key's expectation rejects: what the observation would be were the mechanism otherwise."""
+def rejected(expect: JsonObject, observed: JsonObject, keys: Iterable[str] | None = None,
+             values: Callable[[Any], Iterable[Any]] = wrong_values) -> Iterator[tuple[str, Any]]:
+    """``(key, wrong value)`` for each plausible wrong value (``values`` of the observed one) of an expected key
+    (of ``keys``, default every expected key) that the key's expectation rejects: what the observation would be
+    were the mechanism otherwise."""
     for key in expect if keys is None else keys:
         if key not in expect or key not in observed:
             continue
-        for wrong in wrong_values(observed[key]):
+        for wrong in values(observed[key]):
             if matchers.check({key: expect[key]}, {**observed, key: wrong}):
                 yield key, wrong
 
