@@ -28,13 +28,17 @@ BOX = "常见说法不准确"
 
 
 def spoken_text(page) -> str:
-    """The 面试时这样说 answer as a reader reads it: bound values as a few digits, markup removed."""
+    """The 面试时这样说 answer as a reader reads it: bound values as a few digits, markup removed.
+
+    The limit counts the prose: a ```#!see claim.id``` reference is a small tag chip beside the sentence,
+    not words a candidate says, so it counts nothing."""
     section = page.sections["更好的回答"]
     doc = read(section)
     heads = [h for h in doc.headings if h.level >= 3]
     assert heads and heads[0].title == "面试时这样说", f"{page.path.name}: 更好的回答 must open with ### 面试时这样说"
     lines = doc.lines[heads[0].end:heads[1].start if len(heads) > 1 else len(doc.lines)]
     text = "\n".join(lines)
+    text = re.sub(r"\s?`#!see [^`]+`", "", text)
     text = re.sub(r"`#!v [^`]+`", "000", text)
     text = re.sub(r"`#!in ([^`]+)`", r"\1", text)
     text = re.sub(r"[`*_>#\[\]]|\(http[^)]*\)", "", text)
@@ -65,7 +69,7 @@ def test_the_spoken_length_counts_what_a_reader_reads(tmp_path):
     """The counter itself: values count as their digits, markup not at all, and a long answer fails."""
     page = tmp_path / "p.md"
     page.write_text("---\nid: p\n---\n# T\n\n## 普通回答\n\nx\n\n## 更好的回答\n\n### 面试时这样说\n\n"
-                    "**缓存 K、V**，`#!v kv.a bytes:bytes` 每层；输入 `#!in 64 MiB`。\n\n## 考察点\n\n- a\n",
+                    "**缓存 K、V**，`#!v kv.a bytes:bytes` 每层 `#!see kv.a`；输入 `#!in 64 MiB`。\n\n## 考察点\n\n- a\n",
                     encoding="utf-8")
     assert spoken_text(parse(page)) == "缓存K、V，000每层；输入64MiB。"
     page.write_text(page.read_text(encoding="utf-8").replace("每层", "每层" * 200), encoding="utf-8")

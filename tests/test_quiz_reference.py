@@ -10,6 +10,8 @@ from verify.settings import site_config
 SECTION = """\
 张量 = 存储 + 元数据。下面带标记的句子都来自真正执行过的代码，点开句子能看到观测值。
 
+“expand 不拷贝 `#!see expand.stride-zero`，新维度的 stride 为 0。”
+
 ```claim
 expand.stride-zero
 ```
@@ -45,7 +47,7 @@ repeat-vs-expand
 
 SENTENCES = {"expand.stride-zero": "`x.expand(4, 3)` 的 stride 是 (0, 1)。", "expand.cuda-no-allocation": None}
 VALUES = {"expand.constant-time timings.expand_after_repeat": "10.5 µs"}
-PLACEHOLDER = re.compile(r"#!v|#!in|```(?:claim|bench|evidence)|\{[a-z_.]+(?::[^}]*)?\}|(?<!—)—(?!—)|\.\.\.|…")
+PLACEHOLDER = re.compile(r"#!v|#!in|#!see|```(?:claim|bench|evidence)|\{[a-z_.]+(?::[^}]*)?\}|(?<!—)—(?!—)|\.\.\.|…")
 
 
 def test_site_only_markup_is_written_out():
@@ -60,6 +62,7 @@ def test_site_only_markup_is_written_out():
     assert "图：两条曲线（[见网页](https://x.org/questions/repeat-vs-expand/)）" in text
     assert "[图融合](https://x.org/questions/graph-fusion/#证据)" in text and "[外站](https://pytorch.org/)" in text
     assert "点开" not in text and "张量 = 存储 + 元数据。" in text
+    assert "“expand 不拷贝，新维度的 stride 为 0。”" in text  # a reference to a claim's scope is the site's alone
     assert "x = torch.ones(3)  # code stays code" in text
     assert not PLACEHOLDER.search(text.replace("```python", "")), PLACEHOLDER.search(text)
 

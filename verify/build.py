@@ -19,7 +19,7 @@ from verify.running import engine
 from verify.site import session
 from verify.site.fences import claim_fence, evidence_fence, ledger_fence
 from verify.site.gpuspecs import gpu_specs_fence
-from verify.site.inline import input_inline, value_inline
+from verify.site.inline import input_inline, see_inline, value_inline
 from verify.site.quiz import quizbank_fence
 from verify.site.syllabus import questions_fence
 
@@ -39,4 +39,4 @@ def bench_fence(source: str, *args: Any, **kwargs: Any) -> str:
     return bench_fences.bench_fence(source, *args, **kwargs)
 
 __all__ = ["bench_fence", "claim_fence", "evidence_fence", "gpu_specs_fence", "input_inline", "ledger_fence", "questions_fence",
-           "quizbank_fence", "value_inline"]
+           "quizbank_fence", "see_inline", "value_inline"]

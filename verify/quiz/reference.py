@@ -7,7 +7,8 @@ fence a table and a plot, ```#!v claim key``` a bound value. Off the site:
   observed nowhere (a GPU claim on a CPU build) becomes a note saying so, never a placeholder;
 - a ``bench`` fence and an image become one line, 「图：… 见网页」, linked when the page's
   address is known; ``evidence``/``ledger``/``quizbank`` fences are dropped;
-- ```#!v ...``` becomes the value, ```#!in 64 MiB``` its text;
+- ```#!v ...``` becomes the value, ```#!in 64 MiB``` its text; ```#!see claim.id``` (on the site the
+  claim's scope tag, linked to its sentence) is dropped: its link leads nowhere here;
 - a sentence that tells the reader to click the page's markers (「点开…」) is dropped: the quiz,
   the terminal and the cards have none;
 - a link to another page of the site points at its address (absolute when ``site_url`` is known).
@@ -26,6 +27,7 @@ SITE_ONLY = ("点开", "徽章")
 _DROPPED = ("evidence", "ledger", "quizbank")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _LINK = re.compile(r"(?<!!)\[([^\]]+)\]\(([^)\s]+)\)")
+_SEE = re.compile(r" ?`#!see [^`\n]*`")
 _SITE_ONLY = re.compile(r"[^。！？\n]*(?:" + "|".join(SITE_ONLY) + r")[^。！？\n]*[。！？]?")
 
 
@@ -85,7 +87,7 @@ def clean(markdown_text: str, sentences: Mapping[str, str | None], values: Mappi
     ``values``: inline ``#!v`` source -> its text. ``site_base``: the site's address ending in
     ``/`` (absolute, or relative to where the text is shown); links stay text without it.
     """
-    text, ids = _written_out(pages.read(markdown_text), sentences, values, page_url)
+    text, ids = _written_out(pages.read(_SEE.sub("", markdown_text)), sentences, values, page_url)
     text = _IMAGE.sub(lambda m: figure_line(m.group(1) or "插图", page_url).replace("表格与曲线", ""), text)
     if site_base is not None:
         text = _LINK.sub(lambda m: f"[{m.group(1)}]({_link(m.group(2), site_base)})", text)
