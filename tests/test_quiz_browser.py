@@ -30,6 +30,12 @@ def root(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
+def full_bank(root) -> dict:
+    """The whole bank (quiz.json): the page carries an index of it and loads each item's part when asked."""
+    return json.loads((root / "site" / "quiz.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
 def site(root):
     with serve(root / "site") as base:
         yield base
@@ -346,8 +352,8 @@ def answer_drill(page, d: dict, answer) -> None:
     page.get_by_role("button", name="对照观测值").click()
 
 
-def test_drills_check_the_prediction_against_the_observation(page):
-    drills = {d["id"]: d for d in json.loads(page.evaluate("document.getElementById('quiz-bank').textContent"))["drills"]}
+def test_drills_check_the_prediction_against_the_observation(page, full_bank):
+    drills = {d["id"]: d for d in full_bank["drills"]}
     assert {d["format"] for d in drills.values()} == {"value", "faster", "exception"}
     for right in (True, False):
         page.get_by_role("tab", name="预测输出").click()
@@ -450,13 +456,13 @@ def test_on_a_phone_the_tabs_stay_on_one_line_and_the_start_button_is_in_view(br
     ctx.close()
 
 
-def test_the_drill_tab_has_one_question_picker_and_its_code_wraps_on_a_phone(browser, site):
+def test_the_drill_tab_has_one_question_picker_and_its_code_wraps_on_a_phone(browser, site, full_bank):
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, locale="zh-CN", is_mobile=True)
     pg = ctx.new_page()
     pg.goto(site + "/quiz/")
     pg.get_by_role("tab", name="预测输出").click()
     assert pg.locator("#quiz-app select[name=question]").count() == 1
-    drills = json.loads(pg.evaluate("document.getElementById('quiz-bank').textContent"))["drills"]
+    drills = full_bank["drills"]
     one = pg.locator("#quiz-app select[name=question]")
     asked = {o.get_attribute("value") for o in one.locator("option").all()} - {""}
     assert asked == {d["question"] for d in drills}  # the questions that have drills, each once
@@ -530,12 +536,12 @@ def test_no_mark_is_pre_selected_on_any_inverted_answer(browser, site, real_bank
     assert not errors, errors
 
 
-def test_judge_items_in_the_browser_check_the_answer_as_the_terminal_does(page):
+def test_judge_items_in_the_browser_check_the_answer_as_the_terminal_does(page, full_bank):
     """判断与计算: 对 on a claim's true sentence is right, 对 on one with a wrong value is wrong; the terminal's rule."""
     from verify.quiz.objective import check  # noqa: PLC0415
     from verify.quiz.schema import Objective  # noqa: PLC0415
 
-    items = json.loads(page.evaluate("document.getElementById('quiz-bank').textContent"))["objective"]
+    items = full_bank["objective"]
     assert items and {o["kind"] for o in items} == {"judge"}  # the sample site has no calculators
     page.get_by_role("tab", name="判断与计算").click()
     page.locator("select[name=question]").select_option("expand-demo")
@@ -556,3 +562,75 @@ def test_judge_items_in_the_browser_check_the_answer_as_the_terminal_does(page):
                            [{"kind": "calc", "answer": 2.5, "tolerance": 0.01}, answer])
         py = check(Objective(id="x", kind="calc", question="q", prompt="", answer=2.5, answer_text="", tolerance=0.01), answer)
         assert js is py, answer
+
+
+# --- the page carries an index of the bank; each item's part loads before the item is shown ---------------
+
+def _part(url: str) -> str:
+    """``q-compile-demo`` of ``…/quiz/bank/q-compile-demo.<digest>.js``."""
+    return url.rsplit("/", 1)[1].split(".", 1)[0]
+
+
+@pytest.fixture
+def fresh(browser):
+    """A page of its own (routes set before it loads), with the parts it asked for and its errors."""
+    ctx = browser.new_context(viewport={"width": 1200, "height": 900}, locale="zh-CN")
+    pg = ctx.new_page()
+    pg.asked, errors = [], []  # type: ignore[attr-defined]
+    pg.on("request", lambda r: pg.asked.append(_part(r.url)) if "/quiz/bank/" in r.url else None)
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    ctx.close()
+    assert not errors, errors
+
+
+def test_a_questions_part_loads_when_it_is_asked_for_and_before_it_shows(fresh, site, full_bank):
+    pg = fresh
+    pg.goto(site + "/quiz/#q=compile-demo")
+    pg.wait_for_load_state("networkidle")
+    assert pg.asked == []  # the picker, the counts and the due counts come from the page's index
+    assert pg.locator("select[name=question] option").count() == 1 + len(full_bank["questions"])
+    pg.get_by_role("button", name="开始模拟面试").click()
+    assert pg.locator(".quiz-question").inner_text() == "torch.compile 为什么能加速"
+    assert pg.asked == ["q-compile-demo"]
+    answer_mock(pg, "编译成融合的 kernel")
+    q = next(q for q in full_bank["questions"] if q["id"] == "compile-demo")
+    assert pg.locator(".quiz-point").count() == len(q["key_points"])  # what the part carried
+    assert q["key_points"][0]["point"] in pg.locator(".quiz-points").inner_text()
+    assert q["follow_ups"][0]["q"] in pg.locator(".quiz-followup").inner_text()
+
+    pg.get_by_role("tab", name="预测输出").click()  # the tab's part is asked for as the tab opens
+    pg.locator("select[name=question]").select_option("")
+    pg.locator("input[name=n]").fill("1")
+    pg.get_by_role("button", name="开始预测输出").click()
+    assert pg.locator("pre.quiz-code").inner_text() in {d["code"] for d in full_bank["drills"]}
+    assert sorted(pg.asked) == ["drills", "q-compile-demo"]
+
+
+@pytest.mark.parametrize("tab, start, shown", [("预测输出", "开始预测输出", "pre.quiz-code"),
+                                                ("判断与计算", "开始判断与计算", ".quiz-prompt")])
+def test_a_part_that_does_not_load_is_said_and_the_next_try_loads_it(fresh, site, tab, start, shown):
+    pg = fresh
+    broken = re.compile(r".*/quiz/bank/(q-compile-demo|drills|objective)\.[0-9a-f]+\.js$")
+    pg.route(broken, lambda route: route.abort())
+    pg.goto(site + "/quiz/#q=compile-demo")
+    status = pg.locator(".quiz-status")
+    pg.get_by_role("button", name="开始模拟面试").click()
+    status.filter(has_text="题目没有载入").wait_for()
+    assert "q-compile-demo" in status.inner_text() and "再试一次" in status.inner_text()
+    assert pg.locator(".quiz-question").count() == 0 and pg.get_by_role("button", name="开始模拟面试").is_enabled()
+
+    pg.get_by_role("tab", name=tab).click()  # a start before the tab's part is in waits for it, and says why not
+    pg.locator("select[name=question]").select_option("")
+    pg.locator("input[name=n]").fill("1")
+    pg.get_by_role("button", name=start).click()
+    status.filter(has_text="题目没有载入").wait_for()
+    assert pg.locator(shown).count() == 0 and pg.get_by_role("button", name=start).is_enabled()
+
+    pg.unroute(broken)
+    pg.get_by_role("button", name=start).click()
+    pg.locator(shown).wait_for()
+    assert status.inner_text() == ""
+    pg.get_by_role("tab", name="模拟面试").click()
+    pg.get_by_role("button", name="开始模拟面试").click()
+    assert pg.locator(".quiz-question").inner_text() == "torch.compile 为什么能加速"

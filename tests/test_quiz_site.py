@@ -65,8 +65,56 @@ def test_the_deck_is_built_and_linked_from_the_quiz_page(site):
     html = (site / "site" / "quiz" / "index.html").read_text(encoding="utf-8")
     link = re.search(r'<a href="([^"]+)" download>下载 Anki 牌组', html)
     assert link and (site / "site" / "quiz" / link.group(1)).resolve() == deck.resolve()
-    inlined = json.loads(re.search(r'<script type="application/json" id="quiz-bank">(.*?)</script>', html, re.S).group(1))
-    assert inlined == json.loads((site / "site" / "quiz.json").read_text(encoding="utf-8"))
+    whole = json.loads((site / "site" / "quiz.json").read_text(encoding="utf-8"))
+    assert page_bank(site / "site") == {k: v for k, v in whole.items() if k != "evidence"}
+
+
+def page_bank(site_dir: Path) -> dict:
+    """The bank as the quiz page holds it once every part has arrived: its index, each item completed by the
+    part it names (what ``QuizUI.arrive`` does), without the index's own bookkeeping (``parts``, ``part``)."""
+    html = (site_dir / "quiz" / "index.html").read_text(encoding="utf-8")
+    index = json.loads(re.search(r'<script type="application/json" id="quiz-bank">(.*?)</script>', html, re.S).group(1))
+    by_id = {item["id"]: item for kind in ("questions", "drills", "objective") for item in index[kind]}
+    for name, path in index.pop("parts").items():
+        called = re.fullmatch(r"QuizUI\.arrive\((\"[^\"]+\"),(.*)\);\n", (site_dir / path).read_text(encoding="utf-8"), re.S)
+        assert called and json.loads(called.group(1)) == name, path
+        for kind, items in json.loads(called.group(2)).items():
+            for item in items:
+                assert by_id[item["id"]]["part"] == name and item["id"] in {i["id"] for i in index[kind]}
+                by_id[item["id"]].update(item)
+    for item in by_id.values():
+        del item["part"]
+    return index
+
+
+def test_the_quiz_page_carries_only_an_index_and_each_part_holds_its_items(site):
+    """The page holds what the pickers and the progress table read; answers, code and prompts are in parts."""
+    from verify.site.quiz import INDEX_FIELDS  # noqa: PLC0415
+
+    html = (site / "site" / "quiz" / "index.html").read_text(encoding="utf-8")
+    index = json.loads(re.search(r'<script type="application/json" id="quiz-bank">(.*?)</script>', html, re.S).group(1))
+    whole = json.loads((site / "site" / "quiz.json").read_text(encoding="utf-8"))
+    for kind, fields in INDEX_FIELDS.items():
+        assert [i["id"] for i in index[kind]] == [i["id"] for i in whole[kind]] and index[kind], kind
+        assert all(set(i) <= {*fields, "part"} for i in index[kind]), kind
+    assert "evidence" not in index and "key_points" not in html and "better_answer_html" not in html
+    parts = index["parts"]
+    assert set(parts) == {f"q-{q['id']}" for q in whole["questions"]} | {"drills", "objective"}
+    assert all(re.fullmatch(r"quiz/bank/[a-z0-9-]+\.[0-9a-f]{12}\.js", path) for path in parts.values()), parts
+
+
+def test_the_real_quiz_page_is_under_a_megabyte(tmp_path):
+    """The checkout's questions with their answers rendered, as the site builds them (no drills or 判断题
+    here: they need the claims' records): their index on the page is a small fraction of their parts."""
+    from verify.quiz.bank import bank_json, build_bank  # noqa: PLC0415
+    from verify.site.quiz import browser_parts  # noqa: PLC0415
+
+    bank = json.loads(bank_json(build_bank(REPO / "docs", cache_dir=tmp_path)))
+    index, parts = browser_parts(bank)
+    page = len(json.dumps(index, ensure_ascii=False).encode())
+    carried = sum(len(t.encode()) for t in parts.values())
+    assert carried > 500_000 and page < carried / 20, (page, carried)
+    assert page < 100_000, page  # with drills and 判断题 and the page's own markup, still well under 1 MB
 
 
 # quiz.json as the browser quiz (docs/assets/quiz/*.js) reads it, for the sample site. Written from

@@ -1,9 +1,11 @@
 """``verify quiz``: the mock interview, flashcards and drills in a terminal, progress files, the Anki export.
 
-Only typer and rich are imported at module level: the quiz shows its first question well under
-half a second after the command starts and never imports torch. The commands read the bank here
-(the claims' sentences and drills from a ledger made from the cache, nothing run) and hand it to
-:mod:`verify.quiz.practice`.
+Only typer and rich are imported at module level, and torch never: the quiz reads the bank the last
+site build left in the project cache, checked current by one ``stat`` per source file
+(:mod:`verify.quiz.built`), so no snippet is scanned and the machine is not probed. Without a current
+one the quiz makes the bank itself, saying 「正在生成题库…」 (the claims' sentences and drills from a
+ledger made from the cache, nothing run), and leaves it for the next start. The commands hand the bank
+to :mod:`verify.quiz.practice`.
 """
 
 from __future__ import annotations
@@ -54,18 +56,25 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-def claim_facts(settings: Settings) -> ClaimFacts:
+#: said while the terminal makes the bank itself, which takes seconds on a fresh cache
+BUILDING = ("正在生成题库…（没有与当前页面、代码片段和证据一致的题库，要扫描代码片段、读取本机信息；"
+            "构建过一次网站后，练习直接读它留下的题库）")
+
+
+def claim_facts(settings: Settings) -> tuple[ClaimFacts, str | None]:
     """Every claim's sentence, the pages' bound values and the drills, from what the cache holds (nothing
-    is run); empty where nothing can be read (no snippets, no torch)."""
+    is run), and the fingerprint of the machine they were read for; empty and None where nothing can be
+    read (no snippets, no torch)."""
     from verify.errors import ClaimError  # noqa: PLC0415
     from verify.quiz.claims import ClaimFacts, gather  # noqa: PLC0415
     from verify.running import engine  # noqa: PLC0415
 
     try:
-        return gather(engine.verify(settings, run=False), settings.docs_dir)
+        ledger = engine.verify(settings, run=False)
+        return gather(ledger, settings.docs_dir), ledger.probe.fingerprint
     except (ClaimError, OSError, RuntimeError) as exc:  # answers without claims
         log.debug("quiz: claim facts unavailable: %s", exc)
-        return ClaimFacts()
+        return ClaimFacts(), None
 
 
 def site_url(settings: Settings, given: str | None = None) -> str | None:
@@ -75,15 +84,51 @@ def site_url(settings: Settings, given: str | None = None) -> str | None:
     return given.rstrip("/") + "/" if given else site_config(settings.root).site_url
 
 
-def load_bank(settings: Settings, *, url: str | None = None) -> Bank:
-    """The validated bank (answers, drills, absolute links when the site's address is known), or exit 2
-    with every problem printed."""
-    from verify.quiz.bank import BankError, build_bank  # noqa: PLC0415
+def machine(settings: Settings) -> str:
+    """This machine's fingerprint as the probe takes it (torch's version and place, the CPU, the GPUs):
+    the key of its cached evidence. Cheap: nothing is imported or run."""
+    from verify.running import probe  # noqa: PLC0415
 
-    try:
-        bank = build_bank(settings.docs_dir, html=False, facts=claim_facts(settings), site_url=site_url(settings, url))
-    except BankError as exc:
-        raise _fail(str(exc)) from None
+    return probe._fingerprint(settings)
+
+
+def built_bank(settings: Settings, url: str | None = None) -> Bank | None:
+    """The bank the last site build (or quiz) left, when it is current for the checkout and this machine
+    (:mod:`verify.quiz.built`); None otherwise."""
+    from verify.quiz import built  # noqa: PLC0415
+
+    return built.read(settings, site_url=site_url(settings, url), machine=lambda: machine(settings))
+
+
+def make_bank(settings: Settings, url: str | None = None) -> Bank:
+    """The bank made here, as a site build makes it (the claims' facts from the cache, nothing run), and
+    left for the next start; raises BankError."""
+    from verify.quiz import built  # noqa: PLC0415
+    from verify.quiz.bank import build_bank  # noqa: PLC0415
+
+    digest = built.sources_digest(settings)  # before reading them: a file changed meanwhile leaves it stale
+    facts, fingerprint = claim_facts(settings)
+    link = site_url(settings, url)
+    bank = build_bank(settings.docs_dir, html=False, facts=facts, site_url=link)
+    if fingerprint is not None:
+        built.write(settings, bank, built.Made(digest, fingerprint, live=False, site_url=link))
+    return bank
+
+
+def load_bank(settings: Settings, *, url: str | None = None, quiet: bool = False) -> Bank:
+    """The validated bank (answers, drills, absolute links when the site's address is known): the one the
+    site build left while it is current, else made here (「正在生成题库…」 said first unless ``quiet``);
+    exit 2 with every problem printed."""
+    bank = built_bank(settings, url)
+    if bank is None:
+        from verify.quiz.bank import BankError  # noqa: PLC0415  (the bank's code: only when it is made here)
+
+        if not quiet:
+            console.print(BUILDING, style="dim", markup=False, soft_wrap=True)
+        try:
+            bank = make_bank(settings, url)
+        except BankError as exc:
+            raise _fail(str(exc)) from None
     if not bank.questions:
         raise _fail("题库为空：没有找到 questions/*.md。")
     return bank
@@ -132,12 +177,26 @@ def check_known(questions: Sequence[Question], question: str | None, tags: Seque
                                      param_hint="--tag")
 
 
+class _Answers(practice.Answers):
+    """The bank made in the background while the first question is answered; the candidate who reaches
+    the answers before it is ready is told what is being waited for."""
+
+    def of(self, qid: str) -> Question:
+        self.start()
+        if self.thread.is_alive():
+            console.print(BUILDING, style="dim", markup=False, soft_wrap=True)
+        return super().of(qid)
+
+
 def _start(root: Path | None, db: Path | None, n: int, question: str | None, tag: list[str], difficulty: str | None,
-           due: bool, seed: int | None) -> tuple[Settings, Progress, list[Question]] | None:
-    """Settings, the progress store and the picked questions; None (store closed, reason printed) when none fit."""
+           due: bool, seed: int | None) -> tuple[Progress, list[Question], practice.Answers] | None:
+    """The progress store, the picked questions and their answers; None (store closed, reason printed) when
+    none fit. The questions come from the bank a build left when it is current; else from the front
+    matter alone, and the bank is made while the first one is answered."""
     settings = settings_for(root)
     span = _difficulty_range(difficulty)
-    questions = load_outline(settings)
+    bank = built_bank(settings)
+    questions = list(bank.questions) if bank is not None else load_outline(settings)
     check_known(questions, question, tag)
     if question is not None:
         questions = [q for q in questions if q.id == question]
@@ -147,7 +206,8 @@ def _start(root: Path | None, db: Path | None, n: int, question: str | None, tag
         store.close()
         _nothing(due)
         return None
-    return settings, store, picked
+    answers = practice.Answers(lambda: bank) if bank is not None else _Answers(lambda: load_bank(settings, quiet=True))
+    return store, picked, answers
 
 
 def _practise(pool: list[Any], run: Callable[[Progress, list[Any]], None], db: Path | None, n: int, tag: list[str],
@@ -174,8 +234,8 @@ def mock(n: NOpt = 5, question: QuestionOpt = None, tag: TagOpt = [], difficulty
     """
     started = _start(root, db, n, question, tag, difficulty, due, seed)
     if started is not None:
-        settings, store, picked = started
-        practice.mock(store, picked, practice.Answers(lambda: load_bank(settings)), seconds, seed)
+        store, picked, answers = started
+        practice.mock(store, picked, answers, seconds, seed)
 
 
 @quiz_app.command(cls=zh.Command)
@@ -187,8 +247,8 @@ def cards(n: NOpt = 10, question: QuestionOpt = None, tag: TagOpt = [], difficul
     """
     started = _start(root, db, n, question, tag, difficulty, due, seed)
     if started is not None:
-        settings, store, picked = started
-        practice.flashcards(store, picked, practice.Answers(lambda: load_bank(settings)))
+        store, picked, answers = started
+        practice.flashcards(store, picked, answers)
 
 
 @quiz_app.command(cls=zh.Command)

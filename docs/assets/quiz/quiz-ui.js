@@ -1,4 +1,4 @@
-/* 模拟面试页面的共用部分：DOM 小工具、题库、FSRS 进度（localStorage）、自评按钮。
+/* 模拟面试页面的共用部分：DOM 小工具、题库（页面上的索引，题目内容按需载入）、FSRS 进度（localStorage）、自评按钮。
  *
  * Everything the user types, and everything read from an imported file, reaches the page through
  * textContent only; the one innerHTML is the answers' HTML, which the site build rendered from its
@@ -58,18 +58,77 @@
     return span;
   }
 
-  // ---- the bank -----------------------------------------------------------------------------
+  // ---- the bank: an index on the page; each item's answers, code and prompt load before it is shown ----
+  // The page carries what the pickers, the due counts and the progress table read (verify/site/quiz.py:
+  // INDEX_FIELDS); each item names its part, a script the build wrote (bank.parts: name -> path) that
+  // hands the rest of its items to arrive(). An item without a part is whole already.
   var bankNode = document.getElementById("quiz-bank");
   var bank = bankNode ? JSON.parse(bankNode.textContent) : { questions: [], drills: [], tags: [] };
   bank.drills = bank.drills || [];
+  bank.objective = bank.objective || [];
+  bank.parts = bank.parts || {};
   var byId = {};
   bank.questions.forEach(function (q) { byId[q.id] = q; });
   bank.drills.forEach(function (d) { byId[d.id] = d; });
-  bank.objective = bank.objective || [];
   bank.objective.forEach(function (o) { byId[o.id] = o; });
   var base = "..";
   try { base = JSON.parse(document.getElementById("__config").textContent).base || base; } catch (e) { /* default */ }
   function href(url) { return /^[a-z]+:/.test(url) ? url : base.replace(/\/$/, "") + "/" + url; }
+
+  var arrived = {}, loading = {};
+  /** Called by a part's script: its items completed in place (the lists and the tabs keep the same objects). */
+  function arrive(name, items) {
+    ["questions", "drills", "objective"].forEach(function (kind) {
+      (items[kind] || []).forEach(function (item) {
+        if (byId[item.id]) Object.assign(byId[item.id], item);
+        else { bank[kind].push(item); byId[item.id] = item; }
+      });
+    });
+    arrived[name] = true;
+  }
+  function loadPart(name) {
+    if (!loading[name]) {
+      loading[name] = new Promise(function (resolve, reject) {
+        var path = bank.parts[name];
+        var script = el("script", { src: href(path) });
+        function failed() { delete loading[name]; reject(new Error(path)); }  // the next try loads it again
+        script.onload = function () { script.remove(); if (arrived[name]) resolve(); else failed(); };
+        script.onerror = function () { script.remove(); failed(); };
+        document.head.appendChild(script);
+      });
+    }
+    return loading[name];
+  }
+  /** The parts ``items`` still need, by name. */
+  function missing(items) {
+    var names = [];
+    items.forEach(function (item) {
+      var name = item.part;
+      if (name && bank.parts[name] && !arrived[name] && names.indexOf(name) < 0) names.push(name);
+    });
+    return names;
+  }
+  var LOADING = "正在载入题目…";
+  function loadFailed(path) {
+    return "题目没有载入：" + path + " 读取失败（网络断了，或站点文件不全）。请检查网络后再试一次，或刷新页面。";
+  }
+  /** Run ``then`` once every item of ``items`` is whole: at once when it is, else after its parts load,
+   *  saying so meanwhile; a part that fails to load is said in the status line, and ``then`` does not run.
+   *  ``onFail`` (optional) is called after a failure too. */
+  function whenWhole(items, then, onFail) {
+    var names = missing(items);
+    if (!names.length) { then(); return; }
+    if (window.QuizUI.say) window.QuizUI.say(LOADING);
+    Promise.all(names.map(loadPart)).then(function () {
+      if (window.QuizUI.say) window.QuizUI.say("");
+      then();
+    }, function (err) {
+      if (window.QuizUI.say) window.QuizUI.say(loadFailed(err.message), "error");
+      if (onFail) onFail(err);
+    });
+  }
+  /** Start loading what ``items`` need, without waiting (a tab about to be used); a failure is said when they are asked for. */
+  function prefetch(items) { missing(items).forEach(function (name) { loadPart(name).catch(function () { /* said when asked */ }); }); }
 
   // ---- progress: FSRS cards in localStorage -----------------------------------------------
   var F = window.FSRS;
@@ -163,7 +222,8 @@
   }
 
   window.QuizUI = { el: el, clear: clear, clock: clock, pct: pct, shuffle: shuffle, fmtDue: fmtDue, codeText: codeText,
-                    bank: bank, byId: byId, href: href, state: state, save: save, emptyProgress: emptyProgress,
+                    bank: bank, byId: byId, href: href, arrive: arrive, missing: missing, whenWhole: whenWhole,
+                    prefetch: prefetch, state: state, save: save, emptyProgress: emptyProgress,
                     cardOf: cardOf, isDue: isDue, rate: rate, pick: pick, ratingBar: ratingBar, previewDue: previewDue,
                     checkedRating: checkedRating,
                     RATINGS: RATINGS, STATE_NAMES: STATE_NAMES, views: {} };

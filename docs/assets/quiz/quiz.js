@@ -1,7 +1,8 @@
 /* 模拟面试 / 闪卡（入口）：选题、计时作答、追问、参考答案、逐条标记考察点、自评；标签页在这里切换。
  *
  * The drill tab is quiz-drill.js, the progress tab quiz-progress.js; shared state and helpers are
- * QuizUI (quiz-ui.js), the rules QuizCore (quiz-core.js). Plain JavaScript, no network.
+ * QuizUI (quiz-ui.js), the rules QuizCore (quiz-core.js). Plain JavaScript; the only requests are the
+ * parts of the bank the build wrote beside the page (QuizUI.whenWhole), loaded before their items show.
  */
 (function () {
   "use strict";
@@ -19,15 +20,34 @@
   [["mock", "模拟面试"], ["cards", "闪卡"], ["drill", "预测输出"], ["objective", "判断与计算"], ["progress", "进度"]].forEach(function (t) {
     tabs.appendChild(el("button", { type: "button", role: "tab", "data-tab": t[0], text: t[1], onclick: function () { show(t[0]); } }));
   });
+  var current = null;
   function show(tab) {
+    current = tab;
     if (U.state.timer) { clearInterval(U.state.timer); U.state.timer = null; }
     Array.prototype.forEach.call(tabs.children, function (b) { b.setAttribute("aria-selected", String(b.dataset.tab === tab)); });
     U.clear(view);
     say("");
     ({ mock: setupView, cards: setupView, drill: U.views.drill, objective: U.views.objective,
        progress: U.views.progress })[tab](tab);
+    if (tabItems[tab]) U.prefetch(tabItems[tab]);  // most likely in before the candidate presses start
   }
   U.show = show;
+
+  // The drill and objective tabs pick from the index; their items' code, prompts and answers are in the
+  // tab's part. A start pressed before it is in waits for it here, before the tab's own handler sees it.
+  var tabItems = { drill: bank.drills, objective: bank.objective };
+  view.addEventListener("submit", function (ev) {
+    var items = tabItems[current];
+    if (!items || !U.missing(items).length) return;
+    ev.preventDefault();
+    ev.stopImmediatePropagation();
+    var form = ev.target, button = form.querySelector("button[type=submit]");
+    if (button) button.disabled = true;
+    U.whenWhole(items, function () {
+      if (button) button.disabled = false;
+      form.requestSubmit();  // nothing happens if the candidate has left the tab meanwhile
+    }, function () { if (button) button.disabled = false; });
+  }, true);
 
   // The syllabus' topics in the order the site lists them (verify/quiz/schema.py TOPICS), named as
   // the nav names them (verify/site/templating.py); tests/test_phone_layouts.py keeps the three equal.
@@ -96,7 +116,13 @@
       var c = f.chosen();
       if (!c.list.length) { say(c.due ? "没有到期的卡片。" : "没有符合条件的题目。", "warn"); return; }
       var session = { mode: mode, list: c.list, i: 0, rows: [], seconds: c.seconds };
-      (mode === "mock" ? askQuestion : flashcard)(session);
+      var button = form.querySelector("button[type=submit]");
+      button.disabled = true;
+      // every question of the round is whole before the first is shown: no wait between questions
+      U.whenWhole(c.list, function () {
+        button.disabled = false;
+        if (form.isConnected) (mode === "mock" ? askQuestion : flashcard)(session);
+      }, function () { button.disabled = false; });
     });
     view.appendChild(el("p", { cls: "quiz-intro", text: "题库共 " + bank.questions.length + " 题，另有 " + bank.drills.length + " 道预测输出。" }));
     view.appendChild(form);
