@@ -265,9 +265,53 @@ def test_a_fifo_bundle_or_device_file_is_refused_at_once(project, tmp_path, run)
     assert proc.returncode != 0 and "evidence/cpu-fifo.json: is a pipe" in proc.stdout + proc.stderr
 
 
+def test_a_fifo_in_evidence_fails_the_build_at_once_naming_it(project):
+    """The build reads evidence/ as merge and status do: a FIFO there is named, not waited on."""
+    os.mkfifo(project / "evidence" / "cpu-fifo.json")
+    env = dict(env_for(project), VERIFY_CACHE_DIR=str(project.parent / "cache"), VERIFY_NO_RUN="1")
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q"], cwd=project, env=env, text=True,
+                          capture_output=True, timeout=300)  # a hang would time out
+    assert proc.returncode != 0 and "evidence/cpu-fifo.json: is a pipe" in proc.stderr, proc.stderr[-3000:]
+
+
 def test_dev_zero_is_refused_after_the_cap_not_read_to_the_end(project):
     proc = _verify(project, "merge", "/dev/zero", timeout=60)
     assert proc.returncode == 2 and "/dev/zero: is not a regular file" in proc.stderr
+
+
+def test_the_cap_is_counted_while_reading_not_taken_from_st_size(tmp_path, monkeypatch):
+    """A regular file can say 0 bytes (``/proc``) or hold a gigabyte of zeros: the reader stops at cap + 1."""
+    from verify.storage import edge
+
+    status = Path("/proc/self/status")
+    assert status.stat().st_size == 0 and len(status.read_bytes()) > 100
+    with pytest.raises(edge.FileRefused, match=r"status: larger than 100 bytes"):
+        edge.read_bytes(status, "status", 100)
+    sparse = tmp_path / "huge.json"
+    with sparse.open("wb") as fh:
+        fh.truncate(1 << 30)
+    read: list[int] = []
+    real_read = os.read
+
+    def counted(fd: int, n: int) -> bytes:
+        chunk = real_read(fd, n)
+        read.append(len(chunk))
+        return chunk
+
+    monkeypatch.setattr(os, "read", counted)
+    with pytest.raises(edge.FileRefused, match=r"huge.json: larger than 1,048,576 bytes"):
+        edge.read_bytes(sparse, "huge.json", 1 << 20)
+    assert sum(read) == (1 << 20) + 1
+
+
+def test_rekey_refuses_a_fifo_or_dev_zero_at_once(project, tmp_path):
+    """``verify rekey`` read its file whole before looking at it: a FIFO waited for a writer, /dev/zero filled memory."""
+    fifo = tmp_path / "old.json"
+    os.mkfifo(fifo)
+    for source, words in ((fifo, "old.json: is a pipe"), (Path("/dev/zero"), "/dev/zero: is not a regular file")):
+        proc = _verify(project, "rekey", str(source), "--at", "HEAD", "--out", str(tmp_path / "new.json"), timeout=60)
+        assert proc.returncode == 2 and words in proc.stderr, proc.stdout + proc.stderr
+    assert not (tmp_path / "new.json").exists()
 
 
 @pytest.mark.parametrize("field, value", [
@@ -300,6 +344,23 @@ def test_a_hundred_thousand_records_are_refused_by_count(project, tmp_path, run)
     data["claims"] = {f"gone.c{i}": {"id": f"gone.c{i}", "snippet_hash": "h", "outcome": "pass"} for i in range(100_000)}
     with pytest.raises(ClaimError, match=r"claims: expected object of length <= 5000"):
         bundles.merge(Settings.for_root(project), [_write(tmp_path, data, "many.json")])
+
+
+def test_a_hundred_thousand_unknown_records_are_one_line_in_seconds(project, tmp_path, run):
+    """They took 59 s and printed 100,000 lines: now the count cap refuses the file in one line, before any record
+    is checked."""
+    data = _copy(run)
+    record = {k: data["claims"]["tiny.stride"][k] for k in ("snippet_hash", "outcome", "observed", "provenance")}
+    data["claims"].update({f"gone.c{i}": {**record, "id": f"gone.c{i}"} for i in range(100_000)})
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps(data, separators=(",", ":")))
+    assert path.stat().st_size < 64 << 20  # under the byte cap: the count is what refuses it
+    started = time.perf_counter()
+    proc = _verify(project, "merge", str(path))
+    took = time.perf_counter() - started
+    assert proc.returncode == 2 and "claims: expected object of length <= 5000" in proc.stderr, proc.stderr
+    assert len((proc.stdout + proc.stderr).splitlines()) == 1 and took < 20, (took, proc.stdout[:2000])
+    assert _evidence(project) == {}
 
 
 def test_unknown_records_are_summed_up_not_printed_one_a_line(project, tmp_path, run):

@@ -251,6 +251,56 @@ def test_a_second_verify_serve_on_a_taken_port_says_so_in_one_line(tmp_path):
     assert "Traceback" not in out
 
 
+def test_a_second_verify_serve_started_while_the_first_builds_says_so_in_one_line(tmp_path):
+    """MkDocs binds its port after its first build: a second verify serve started meanwhile found the port
+    free, built the site too, and ended in MkDocs' traceback. The first keeps serving."""
+    root = tiny_project(tmp_path / "p", snippet=QUICK, page=PAGE)
+    cache = cold_cache(tmp_path / "cache")
+    port = _free_port()
+    first = Served(_serve(root, cache, port), f"http://127.0.0.1:{port}")
+    try:
+        _until("the first started", lambda: "verify serve: http://" in first.output(), first)
+        assert not _answers(first)  # still building: nothing listens on the port yet
+        second = _serve(root, cache, port)
+        out, _ = second.communicate(timeout=120)
+        assert second.returncode == 1, out
+        lines = out.strip().splitlines()
+        assert len(lines) == 1 and str(port) in lines[0] and "--port" in lines[0], out
+        _until("the first serving", lambda: _mark(first), first)
+        assert first.proc.poll() is None
+    finally:
+        stop(first.proc, timeout=30)
+        first.close()
+
+
+def test_a_server_that_takes_the_port_during_the_first_build_is_one_line_not_a_traceback(tmp_path):
+    root = tiny_project(tmp_path / "p", snippet=QUICK, page=PAGE)
+    port = _free_port()
+    served = Served(_serve(root, cold_cache(tmp_path / "cache"), port), f"http://127.0.0.1:{port}")
+    try:
+        _until("verify serve started", lambda: "verify serve: http://" in served.output(), served)
+        with socket.socket() as taken:  # MkDocs is still building: the port is free until now
+            taken.bind(("127.0.0.1", port))
+            taken.listen()
+            assert served.proc.wait(timeout=120) == 1, served.output()
+    finally:
+        if served.proc.poll() is None:
+            stop(served.proc, timeout=30)
+        served.close()
+    out = served.output()
+    assert "Traceback" not in out and "Errno" not in out, out
+    told = [line for line in out.splitlines() if "cannot serve on" in line]
+    assert len(told) == 1 and str(port) in told[0] and "--port" in told[0], out
+
+
+def _answers(served: Served) -> bool:
+    try:
+        served.get("/")
+    except OSError:
+        return False
+    return True
+
+
 # --- 4. built files are readable by others ----------------------------------------------------------
 
 def test_every_file_a_site_build_writes_is_mode_0644(tmp_path):

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import ipaddress
+import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import IO, Annotated
 
 import typer
 
@@ -21,7 +26,7 @@ from verify.shown import safe
 from verify.settings import Settings
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
+def _stop(proc: subprocess.Popen[str]) -> None:
     if proc.poll() is None:
         proc.send_signal(signal.SIGINT)  # MkDocs then removes its temporary site
         try:
@@ -57,29 +62,92 @@ def port_taken(host: str, port: int) -> str | None:
     return None
 
 
+@contextlib.contextmanager
+def port_held(port: int) -> Iterator[bool]:
+    """The lock of ``port`` among verify serves on this machine, held while the block runs: ``False`` when
+    another verify serve holds it.
+
+    MkDocs binds its port only after its first build (seconds, 75 on a fresh clone), so a second
+    verify serve started meanwhile finds the port free; the lock is what tells it. Where no lock file
+    can be made (the temporary folder is another user's), the port check alone decides.
+    """
+    path = Path(tempfile.gettempdir()) / f"verify-serve-{port}.lock"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError:
+        yield True
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
+
+
+def _cannot(host: str, port: int, why: str) -> str:
+    other = port + 1 if 0 < port < 65535 else 8001
+    hint = f"pick another port with --port, e.g. verify serve --port {other}" if why == IN_USE else \
+        "check --host, or pick another port with --port"
+    return f"verify serve: cannot serve on {safe(host)}:{port}: {safe(why)}; {hint}"
+
+
+def _relay(stream: IO[str], taken: str, said: list[str]) -> None:
+    """The server's stderr copied to ours, but for a traceback that ends in 'address already in use'
+    (a server that took the port during the first build): ``taken``, one line, instead of it.
+
+    It reads to the end whatever happens to our stderr, so that the server never blocks on a full pipe.
+    """
+    held: list[str] | None = None
+    for line in stream:
+        out: list[str] = []
+        if held is None and line.startswith("Traceback (most recent call last):"):
+            held = [line]
+        elif held is None:
+            out = [line]
+        else:
+            held.append(line)
+            if line[:1] not in (" ", "\t"):  # the exception's own line ends the traceback
+                if f"[Errno {errno.EADDRINUSE}]" in line:
+                    said.append(line)
+                    out = [taken + "\n"]
+                else:
+                    out = held
+                held = None
+        _write(out)
+    _write(held or [])
+
+
+def _write(lines: list[str]) -> None:
+    with contextlib.suppress(OSError, ValueError):  # our stderr closed: the server's lines have nowhere to go
+        sys.stderr.writelines(lines)
+        sys.stderr.flush()
+
+
 def serve(host: Annotated[str, typer.Option(help="address to serve on")] = "127.0.0.1",
           port: Annotated[int, typer.Option(help="port to serve on")] = 8000,
           bench: Annotated[bool, typer.Option(help="after the claims, run the benchmarks this machine lacks")] = True,
           root: RootOpt = None) -> None:
     """Serve the site now; this machine's claims (and benchmarks) run behind the server, and pages update."""
     settings = settings_for(root)
-    taken = port_taken(host, port)
-    if taken:
-        other = port + 1 if 0 < port < 65535 else 8001
-        hint = f"pick another port with --port, e.g. verify serve --port {other}" if taken == IN_USE else \
-            "check --host, or pick another port with --port"
-        typer.echo(f"verify serve: cannot serve on {safe(host)}:{port}: {safe(taken)}; {hint}", err=True)
-        raise typer.Exit(1)
-    # Where this command and its server meet: a folder of its own, outside the cache, so that a cache
-    # that cannot be written or is deleted while serving does not cut the server off from the runs.
-    meeting = Path(tempfile.mkdtemp(prefix="verify-serve-"))
-    # stopped by SIGTERM as by Ctrl-C: the server is stopped too, and the folder removed
-    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
-    try:
-        _serve(settings, meeting, host, port, bench)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        shutil.rmtree(meeting, ignore_errors=True)
+    with port_held(port) as ours:
+        taken = port_taken(host, port) if ours else IN_USE
+        if taken:
+            typer.echo(_cannot(host, port, taken), err=True)
+            raise typer.Exit(1)
+        # Where this command and its server meet: a folder of its own, outside the cache, so that a cache
+        # that cannot be written or is deleted while serving does not cut the server off from the runs.
+        meeting = Path(tempfile.mkdtemp(prefix="verify-serve-"))
+        # stopped by SIGTERM as by Ctrl-C: the server is stopped too, and the folder removed
+        previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+        try:
+            _serve(settings, meeting, host, port, bench)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+            shutil.rmtree(meeting, ignore_errors=True)
 
 
 def _serve(settings: Settings, meeting: Path, host: str, port: int, bench: bool) -> None:
@@ -91,7 +159,12 @@ def _serve(settings: Settings, meeting: Path, host: str, port: int, bench: bool)
     env = settings.child_environ(VERIFY_NO_RUN="1", VERIFY_LIVE="1", NO_MKDOCS_2_WARNING="1")
     cmd = [sys.executable, "-m", "mkdocs", "serve", "--no-strict", "--dev-addr", f"{host}:{port}",
            "-f", str(settings.root / "mkdocs.yml")]
-    server = subprocess.Popen(cmd, cwd=settings.root, env=env)
+    server = subprocess.Popen(cmd, cwd=settings.root, env=env, stderr=subprocess.PIPE, text=True, errors="replace",
+                              bufsize=1)
+    taken: list[str] = []
+    assert server.stderr is not None
+    relay = threading.Thread(target=_relay, args=(server.stderr, _cannot(host, port, IN_USE), taken), daemon=True)
+    relay.start()
     typer.echo(f"verify serve: http://{host}:{port}/ — pages show other machines' evidence (labelled) until this "
                "machine's claims have run; they update as claims finish. Ctrl-C stops.")
 
@@ -109,6 +182,9 @@ def _serve(settings: Settings, meeting: Path, host: str, port: int, bench: bool)
         pass
     finally:
         _stop(server)
+        relay.join(timeout=10)
+    if taken:
+        raise typer.Exit(1)
     if server.returncode not in (0, None, -signal.SIGINT, 130):
         raise typer.Exit(server.returncode)
 

@@ -191,13 +191,13 @@ def rekey_cmd(file: Annotated[Path, typer.Argument(help="a bundle, or benchmark 
     import json  # noqa: PLC0415
 
     from verify.bench import store  # noqa: PLC0415
-    from verify.storage import rekey  # noqa: PLC0415
+    from verify.storage import edge, rekey, schema  # noqa: PLC0415
 
     settings = settings_for(root)
-    try:
-        is_bench = "benchmarks" in json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        typer.echo(f"error: {file}: {exc}", err=True)
+    try:  # a regular file, capped while read: a FIFO or /dev/zero is refused, not waited on or read forever
+        is_bench = "benchmarks" in json.loads(edge.read_bytes(file, str(file), schema.MAX_FILE_BYTES))
+    except (OSError, ValueError, ClaimError) as exc:
+        typer.echo(f"error: {safe(exc if isinstance(exc, ClaimError) else f'{file}: {exc}', 2000)}", err=True)
         raise typer.Exit(2) from None
     if is_bench:
         moved, left = _or_exit(lambda: store.rekey(settings, file, at, out))
