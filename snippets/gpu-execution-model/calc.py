@@ -45,8 +45,9 @@ CALCULATORS = [
 ]
 
 
-def _placed(ctx, capability: str, threads: int, registers: int, shared: int) -> int:
-    """Blocks an SM holds, found the other way: place blocks one at a time while every resource still has room."""
+def _placed(ctx, capability: str, threads: int, registers: int, shared: int) -> float:
+    """The occupancy in percent, found the other way: place blocks one at a time while every resource still
+    has room, then the placed blocks' warps over the SM's maximum."""
     from snippets._gpu import specs
 
     get = lambda field: int(specs.get(ctx, capability, field))  # noqa: E731
@@ -60,7 +61,7 @@ def _placed(ctx, capability: str, threads: int, registers: int, shared: int) -> 
     while all(free[k] >= need[k] for k in free):
         free = {k: free[k] - need[k] for k in free}
         placed += 1
-    return placed
+    return 100 * (placed * warps / get("max_warps_per_sm"))
 
 
 @claim("exec.occupancy-items", question=Q,
@@ -71,15 +72,15 @@ def _placed(ctx, capability: str, threads: int, registers: int, shared: int) -> 
        expect={"equal": True, "n_items": 6})
 def _(ctx):
     """The quiz's items of this question, the limit that decides each, and each answer found a second way."""
-    from snippets._calc import items
+    from snippets._calc import checked, same
 
     words = {"threads": "线程数", "warps": "warp 数", "blocks": "block 数", "registers": "寄存器", "shared": "shared memory"}
-    quiz = [items(calc) for calc in CALCULATORS]
-    limits, equal = [], True
-    for item in (i for calc in quiz for i in calc["items"]):
-        p = item["params"]
-        fit = occupancy.blocks_per_sm(ctx, p["capability"], p["threads"], p["registers"], p["shared_kib"] * 1024)
-        limits.append(words[fit["limiter"]])
-        blocks = _placed(ctx, p["capability"], p["threads"], p["registers"], p["shared_kib"] * 1024)
-        equal = equal and blocks == fit["blocks"] and item["answer"] == 100 * fit["occupancy"]
-    return {"n_items": len(limits), "limits": "、".join(sorted(set(limits))), "equal": equal, "calc_items": quiz}
+    limits = []
+
+    def again(_calc, p):
+        kernel = (p["capability"], p["threads"], p["registers"], p["shared_kib"] * 1024)
+        limits.append(words[occupancy.blocks_per_sm(ctx, *kernel)["limiter"]])
+        return _placed(ctx, *kernel)
+
+    quiz, pairs = checked(CALCULATORS, again)
+    return {"n_items": len(pairs), "limits": "、".join(sorted(set(limits))), "equal": same(pairs), "calc_items": quiz}

@@ -89,16 +89,11 @@ def _(ctx):
        expect={"equal": True, "n_items": 6})
 def _(ctx):
     """The quiz's items of this question, each answer found again from counted FLOPs and bytes."""
-    from snippets._calc import items
+    from snippets._calc import checked, same
 
-    quiz = [items(calc) for calc in CALCULATORS]
-    equal, by_bandwidth = True, 0
-    for spec, calc in zip(CALCULATORS, quiz, strict=True):
-        for item in calc["items"]:
-            p = item["params"]
-            equal = equal and _measured(ctx, **p) == item["answer"]
-            peak, bandwidth = _rates(p["gpu"])
-            by_bandwidth += 2 * p["m"] * p["n"] * p["k"] / peak < (p["m"] * p["k"] + p["k"] * p["n"] + p["m"] * p["n"]) * BF16 / bandwidth
-            item["worked"] = spec["worked"](**p)
-    return {"equal": equal, "n_items": sum(len(calc["items"]) for calc in quiz), "bandwidth_bound": by_bandwidth,
-            "calc_items": quiz}
+    quiz, pairs = checked(CALCULATORS, lambda _calc, p: _measured(ctx, **p))
+    by_bandwidth = 0
+    for p in (item["params"] for item, _found in pairs):
+        peak, bandwidth = _rates(p["gpu"])
+        by_bandwidth += 2 * p["m"] * p["n"] * p["k"] / peak < (p["m"] * p["k"] + p["k"] * p["n"] + p["m"] * p["n"]) * BF16 / bandwidth
+    return {"equal": same(pairs), "n_items": len(pairs), "bandwidth_bound": by_bandwidth, "calc_items": quiz}

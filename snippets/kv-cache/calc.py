@@ -58,14 +58,14 @@ def _(ctx):
     """The quiz's items of this question, each answer checked against the cache its config gives."""
     import torch
 
-    from snippets._calc import items
+    from snippets._calc import checked, same
 
     dtypes = {"FP16": torch.float16, "BF16": torch.bfloat16, "FP32": torch.float32, "FP8": torch.float8_e4m3fn}
-    quiz = [items(calc) for calc in CALCULATORS]
-    equal = True
-    for item in (i for calc in quiz for i in calc["items"]):
-        p = item["params"]
+
+    def again(_calc, p):
         cache = [torch.empty(p["batch"], p["kv_heads"], p["seq"], p["head_dim"], dtype=dtypes[p["dtype"]], device="meta")
                  for _ in range(2 * p["layers"])]
-        equal = equal and sum(t.numel() * t.element_size() for t in cache) / GIB == item["answer"]
-    return {"equal": equal, "n_items": sum(len(calc["items"]) for calc in quiz), "calc_items": quiz}
+        return sum(t.numel() * t.element_size() for t in cache)
+
+    quiz, pairs = checked(CALCULATORS, again)
+    return {"equal": same(pairs), "n_items": len(pairs), "calc_items": quiz}

@@ -115,19 +115,15 @@ def _(ctx):
     """The quiz's items of this question, each answer found again from a block table of its batch."""
     import torch
 
-    from snippets._calc import items
+    from snippets._calc import checked, same
 
-    quiz = [items(calc) for calc in CALCULATORS]
-    equal = True
-    for spec, calc in zip(CALCULATORS, quiz, strict=True):
-        for item in calc["items"]:
-            p = item["params"]
-            tables, written = block_table([p["length"]] * p["seqs"], p["block"], pool_blocks=p["seqs"] * p["length"])
-            pool = torch.empty(sum(map(len, tables)), 2, p["layers"], p["block"], p["kv_heads"], HEAD_DIM,
-                               dtype=torch.bfloat16, device="meta")
-            held = pool.numel() * pool.element_size()
-            slot = held // (len(pool) * p["block"])
-            got = {"paged-allocated": held / GIB, "paged-empty": (held - len(written) * slot) / MIB}[calc["id"]]
-            equal = equal and got == item["answer"]
-            item["worked"] = spec["worked"](**p)
-    return {"equal": equal, "n_items": sum(len(calc["items"]) for calc in quiz), "calc_items": quiz}
+    def again(calc, p):
+        tables, written = block_table([p["length"]] * p["seqs"], p["block"], pool_blocks=p["seqs"] * p["length"])
+        pool = torch.empty(sum(map(len, tables)), 2, p["layers"], p["block"], p["kv_heads"], HEAD_DIM,
+                           dtype=torch.bfloat16, device="meta")
+        held = pool.numel() * pool.element_size()
+        slot = held // (len(pool) * p["block"])
+        return {"paged-allocated": held, "paged-empty": held - len(written) * slot}[calc["id"]]
+
+    quiz, pairs = checked(CALCULATORS, again)
+    return {"equal": same(pairs), "n_items": len(pairs), "calc_items": quiz}

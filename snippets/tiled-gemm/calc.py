@@ -70,13 +70,11 @@ def _(ctx):
        expect={"equal": True, "n_items": 6})
 def _(ctx):
     """The quiz's items of this question, each answer checked against the FLOPs and bytes of its GEMM."""
-    from snippets._calc import items
+    from snippets._calc import checked, same
 
-    quiz = [items(calc) for calc in CALCULATORS]
-    equal = True
-    for spec, calc in zip(CALCULATORS, quiz, strict=True):
-        for item in calc["items"]:
-            flops, nbytes = _counted(**item["params"])
-            equal = equal and flops / nbytes == item["answer"]
-            item["worked"] = spec["worked"](**item["params"])
-    return {"equal": equal, "n_items": sum(len(calc["items"]) for calc in quiz), "calc_items": quiz}
+    def again(_calc, p):
+        flops, nbytes = _counted(**p)
+        return flops / nbytes
+
+    quiz, pairs = checked(CALCULATORS, again)
+    return {"equal": same(pairs), "n_items": len(pairs), "calc_items": quiz}

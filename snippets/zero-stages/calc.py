@@ -71,18 +71,16 @@ def _(ctx):
     """The quiz's items of this question, each answer checked against a real sharding of its model."""
     import torch
 
-    from snippets._calc import items
+    from snippets._calc import checked, same
 
-    quiz = [items(calc) for calc in CALCULATORS]
-    equal = True
-    for item in (i for calc in quiz for i in calc["items"]):
-        p = item["params"]
+    def again(_calc, p):
         psi, n = int(p["params"]), p["gpus"]
         names = {0: (), 1: ("optim",), 2: ("optim", "grads"), 3: ("optim", "grads", "weights")}[p["stage"]]
         tensors = {"weights": [torch.empty(psi, dtype=torch.bfloat16, device="meta")],
                    "grads": [torch.empty(psi, dtype=torch.bfloat16, device="meta")],
                    "optim": [torch.empty(psi, dtype=torch.float32, device="meta") for _ in range(3)]}
-        held = sum(piece.numel() * piece.element_size() for name, ts in tensors.items() for t in ts
+        return sum(piece.numel() * piece.element_size() for name, ts in tensors.items() for t in ts
                    for piece in [t.chunk(n)[0] if name in names else t])
-        equal = equal and held / GIB == item["answer"]
-    return {"equal": equal, "n_items": sum(len(calc["items"]) for calc in quiz), "calc_items": quiz}
+
+    quiz, pairs = checked(CALCULATORS, again)
+    return {"equal": same(pairs), "n_items": len(pairs), "calc_items": quiz}
