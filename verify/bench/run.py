@@ -26,7 +26,7 @@ from typing import Any
 from verify.bench.store import freshness, load, merge
 from verify.running import probe, runner
 from verify.settings import Settings
-from verify.storage.fs import atomic_write_json
+from verify.storage.fs import atomic_write_json, locked
 
 log = logging.getLogger("mkdocs.verify")
 
@@ -86,8 +86,9 @@ def run(settings: Settings, *, force: bool = False, files: list[str] | None = No
         if rc:
             new = replace(new, sources={f: "failed"})  # keeps what did run, and stays stale until it passes
             worst = worst or rc
-        old = merge(old, new)
-        atomic_write_json(path, old.to_json())
+        with locked(path):  # read again under the lock: another run may have stored its files meanwhile
+            old = merge(load(path), new)
+            atomic_write_json(path, old.to_json())
     return path, worst, ran
 
 
