@@ -2,8 +2,10 @@
 
 Counted: the page's text after the front matter and before 证据 (prose, tables, code), less every
 collapsed fold (``??? note …`` and its indented body), plus the statement of every claim it shows
-outside a fold (a claim fence renders its sentence). ``python tests/_main_flow.py [PAGE…]`` prints
-each page's count, longest first.
+outside a fold (a claim fence renders its sentence). A ```#!see claim.id``` reference counts nothing:
+it renders as a small scope chip (「CPU」) beside the sentence, not prose (the 300-character spoken
+answer is measured the same way, ``tests/test_page_bar.py``).
+``python tests/_main_flow.py [PAGE…]`` prints each page's count, longest first.
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ LIMIT = 12_000  # characters: a study page, not a reference (issue 35)
 
 _FOLD = re.compile(r"^\?\?\?\+? ")
 _CLAIM = re.compile(r"```claim\n(.*?)```", re.S)
+_SEE = re.compile(r" ?`#!see [^`\n]+`")
 
 
 def main_flow(text: str) -> tuple[str, list[str]]:
     """The page's main-flow text (claim fences removed) and the ids of the claims it shows there."""
     body = text.split("\n---\n", 1)[1] if text.startswith("---") else text
-    body = body.split("\n## 证据")[0]
+    body = _SEE.sub("", body.split("\n## 证据")[0])
     kept: list[str] = []
     folded = False
     for line in body.splitlines():

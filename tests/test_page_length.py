@@ -33,3 +33,8 @@ def test_a_fold_and_a_claim_in_it_are_left_out_of_the_main_flow():
     flow, ids = main_flow(page)
     assert "正文一句" in flow and "回到正文" in flow
     assert "折叠里的话" not in flow and "证据不算" not in flow and ids == ["a.b"]
+
+
+def test_a_reference_chip_is_not_prose():
+    flow, _ = main_flow("---\nid: x\n---\n# 题\n\n正文一句 `#!see some.long-claim-id`。\n")
+    assert flow == "# 题\n\n正文一句。"

@@ -34,7 +34,8 @@ _SECTION = re.compile(r"<h([23])\b[^>]*>\s*(?:" + "|".join(SCOPED_SECTIONS) + r"
 _NEXT_HEADING = re.compile(r"<h[1-3]\b")
 _VALUE = re.compile(r'<span class="vf-val [^"]*" data-claim="([^"]+)"[^>]*>[^<]*</span>'
                     r'(?:<sup class="vf-val-note"[^>]*>[^<]*</sup>)?')
-_SENTENCE_END = re.compile(r"[。！？；]|</p>|</li>")
+# a sentence ends at its punctuation or its paragraph or item; a tag is skipped whole (a title may hold 。)
+_SENTENCE_END = re.compile(r"</(?:p|li)>|<[^>]*>|[。！？；]")
 _SEE_HREF = re.compile(r'(<a class="vf-see" href=")([^"]*)(" data-claim="([^"]+)")')
 
 
@@ -105,8 +106,7 @@ class ScopedSections(Postprocessor):
         for start, end in spans:
             for v in _VALUE.finditer(text, start, end):
                 cid = v.group(1)
-                stop = _SENTENCE_END.search(text, v.end(), end)
-                rest = text[v.end():stop.start() if stop else end]
+                rest = text[v.end():_sentence_end(text, v.end(), end)]
                 if any(s.group(4) == cid for s in _SEE_HREF.finditer(rest)):
                     continue
                 html = see_html(cid, sess)
@@ -116,6 +116,13 @@ class ScopedSections(Postprocessor):
             text = text[:at] + html + text[at:]
         return _SEE_HREF.sub(lambda m: m.group(1) + (f"#claim-{m.group(4)}" if f'id="claim-{m.group(4)}"' in text
                                                       else m.group(2)) + m.group(3), text)
+
+
+def _sentence_end(text: str, start: int, end: int) -> int:
+    for m in _SENTENCE_END.finditer(text, start, end):
+        if not m.group().startswith("<") or m.group() in ("</p>", "</li>"):
+            return m.start()
+    return end
 
 
 def _attach(md: Any) -> None:
