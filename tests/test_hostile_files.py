@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import time
@@ -225,8 +226,10 @@ def test_all_devices_or_none_when_a_write_fails(project, tmp_path, run, monkeypa
     calls = []
 
     def fsync(fd: int) -> None:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a folder synced after its renames
+            return real_fsync(fd)
         calls.append(fd)
-        if len(calls) == 2:
+        if len(calls) == 2:  # the second device's file
             raise OSError(28, "No space left on device")
         real_fsync(fd)
 

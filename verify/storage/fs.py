@@ -71,7 +71,9 @@ def _temporary(path: Path, text: str) -> str:
 def atomic_write_many(texts: dict[Path, str]) -> None:
     """Write every file of ``texts`` or none: all are written in full beside their targets before any is renamed.
 
-    A full disk or a failed write leaves every target as it was.
+    A full disk or a failed write leaves every target as it was. The renames are made one after another and
+    each folder is synced after them, so a crash of the machine between two renames (not a failed write) can
+    leave the first target new and the second old.
     """
     done: dict[Path, str] = {}
     try:
@@ -89,6 +91,12 @@ def atomic_write_many(texts: dict[Path, str]) -> None:
     finally:
         for tmp in list(done.values())[renamed:]:
             Path(tmp).unlink(missing_ok=True)
+    for folder in {path.parent for path in done}:  # the renames themselves reach the disk
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def unwritable(folder: Path) -> str | None:
