@@ -63,3 +63,19 @@ def test_room_is_measured_from_the_bound():
         {"a": {">=": 2.0}, "b": {"<": 1.0}, "c": {"between": [0.5, 2.0]}, "d": {"approx": [16, 0.05]}, "e": 3},
         {"a": 3.0, "b": 0.8, "c": 1.5, "d": 16.1, "e": 3})}
     assert ms == {"a": pytest.approx(0.5), "b": pytest.approx(0.2), "c": pytest.approx(0.25)}
+
+
+def test_every_claim_a_gpu_is_not_needed_for_has_a_current_committed_pass():
+    """A reader's install (``make read``, no torch) shows committed evidence only: every claim that can run
+    without a GPU needs a current, passing record under ``evidence/`` from some machine. CUDA claims wait
+    for a GPU recording."""
+    committed = {d: recs for d, recs in MACHINES.items() if not d.startswith("shared:")}
+
+    def passes(cid: str) -> bool:
+        spec = REGISTRY.claims[cid]
+        return any(r is not None and evidence.is_current(REGISTRY, r) and evidence.rejudge(spec, r).outcome is Outcome.PASS
+                   for r in (recs.get(cid) for recs in committed.values()))
+
+    missing = sorted(cid for cid, spec in REGISTRY.claims.items() if "cuda" not in spec.needs and not passes(cid))
+    assert not missing, (f"{len(missing)} claim(s) have no current passing record under evidence/ (run `verify report` "
+                         "and `verify merge` its bundle, or `verify record`): " + ", ".join(missing))
