@@ -281,7 +281,7 @@ def test_the_reveal_shows_this_items_numbers_and_what_counts_as_right(observed):
         ("公式：", gemm.explain),
         ("本题：", f"2×{p['m']}×{p['n']}×{p['k']} ÷ (({p['m']}×{p['k']} + {p['k']}×{p['n']} + {p['m']}×{p['n']}) × "
                   f"2 字节) = {gemm.answer_text}"),
-        ("", "与答案相差不超过 ±2%，或是答案四舍五入到两位有效数字，都算对。这个公式由论断 tgemm.calc-formula 在构建时核对过。")]
+        ("", "与答案相差不超过 ±2%，或是答案四舍五入到两位有效数字，都算对。这个公式由论断 tgemm.calc-formula 核对过。")]
     # the calculators that write no worked formula show their parameters by name
     kv = by_id["calc:kv-cache-bytes:0"]
     assert objective_reveal(kv)[1] == ("本题：", "层数 = 40，KV 头数 = 1，head_dim = 64，batch = 64，上下文长度 = 4,096，dtype = BF16")

@@ -257,7 +257,7 @@ def drill(n: NOpt = 10, question: QuestionOpt = None,
           db: DbOpt = None, seed: SeedOpt = None, root: RootOpt = None, site_url: UrlOpt = None) -> None:
     """预测输出：看代码，预测观测值，对照真实观测。
 
-    预测形状、stride、异常或哪个更快；观测值来自构建时的运行。
+    预测形状、stride、异常或哪个更快；观测值来自论断运行时的记录。
     """
     span = _difficulty_range(difficulty)
     bank = load_bank(settings_for(root), url=site_url)

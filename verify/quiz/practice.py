@@ -253,7 +253,7 @@ def objective_reveal(item: Objective) -> list[tuple[str, str]]:
         mine = item.params.get("worked", "")
         return [("公式：", item.explain), *([("本题：", mine)] if mine else []),
                 ("", f"与答案相差不超过 ±{item.tolerance * 100:g}%，或是答案四舍五入到两位有效数字，都算对。"
-                     f"这个公式由论断 {item.claim} 在构建时核对过。")]
+                     f"这个公式由论断 {item.claim} 核对过。")]
     if item.answer:
         return [("原句：", item.explain), ("", f"句中的值是论断 {item.claim} 运行时观测到的。")]
     said, true = item.params.get("said", ""), item.params.get("true", "")

@@ -1,4 +1,4 @@
-/* 预测输出：看 claim 的代码，预测构建时观测到的值，对照真实观测（设备、torch）与页面上的那句话，自评。 */
+/* 预测输出：看 claim 的代码，预测运行时观测到的值，对照真实观测（设备、torch）与页面上的那句话，自评。 */
 (function () {
   "use strict";
 
@@ -32,7 +32,7 @@
       if (!list.length) { U.say(due ? "没有到期的卡片。" : "没有符合条件的题目。", "warn"); return; }
       step({ mode: "drill", list: list, i: 0, rows: [] });
     });
-    view.appendChild(el("p", { cls: "quiz-intro", text: "共 " + bank.drills.length + " 道：每道给出一段构建本站时运行过的代码，" +
+    view.appendChild(el("p", { cls: "quiz-intro", text: "共 " + bank.drills.length + " 道：每道给出一段运行过的代码，" +
       "请预测它的输出。答案就是那次运行的观测值，不是人写的。" }));
     view.appendChild(form);
   }

@@ -49,7 +49,7 @@
       var mine = (o.params || {}).worked;
       return [["公式：", o.explain]].concat(mine ? [["本题：", mine]] : [], [["",
         "与答案相差不超过 ±" + Number((o.tolerance * 100).toPrecision(6)) + "%，或是答案四舍五入到两位有效数字，都算对。" +
-        "这个公式由论断 " + o.claim + " 在构建时核对过。"]]);
+        "这个公式由论断 " + o.claim + " 核对过。"]]);
     }
     if (o.answer) return [["原句：", o.explain], ["", "句中的值是论断 " + o.claim + " 运行时观测到的。"]];
     var p = o.params || {}, where = p.said && p.true ? "错在「" + p.said + "」，应为「" + p.true + "」。" : "";
