@@ -12,10 +12,10 @@ import functools
 import hashlib
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import msgspec
 
@@ -119,16 +119,23 @@ def _judgements(v: Ledger, seen: Mapping[str, Evidence | None], prose: Mapping[s
     """The 判断题 of every claim whose passing record observed the values of its sentence, asked on the
     first question page that shows the claim (:func:`verify.quiz.judge.claim_judgement`)."""
     pages = shown(dict(prose))
-    out = []
+    asked: dict[str, tuple[str, Evidence]] = {}
     for cid, record in sorted(seen.items()):
         page = next((p for p in pages.get(cid, ()) if p.startswith("questions/")), None)
-        if record is None or page is None or _calculates(record):
-            continue
-        spec = v.registry.claims[cid]
-        made = claim_judgement(cid, Path(page).stem, spec.statement, spec.expect, record.observed)
-        if made is not None:
-            out.append(made)
-    return tuple(out)
+        if record is not None and page is not None and not _calculates(record):
+            asked[cid] = (Path(page).stem, record)
+
+    def key(cid: str) -> str:
+        spec, (question, record) = v.registry.claims[cid], asked[cid]
+        return _digest([cid, question, spec.statement, spec.expect, record.observed, _code(_JUDGE_CODE)])
+
+    def make(cid: str) -> ClaimJudgement | None:
+        spec, (question, record) = v.registry.claims[cid], asked[cid]
+        return claim_judgement(cid, question, spec.statement, spec.expect, record.observed)
+
+    made = _remembered(v.settings.cache_dir / "quiz-judgements.json", {cid: key(cid) for cid in asked}, make,
+                       msgspec.to_builtins, lambda data: msgspec.convert(data, ClaimJudgement))
+    return tuple(j for j in made.values() if j is not None)
 
 
 def drill_for(v: Ledger, claim_id: str) -> Drill | None:
@@ -158,61 +165,68 @@ def drill_for(v: Ledger, claim_id: str) -> Drill | None:
 
 
 _LAST: dict[tuple[int, str], tuple[Ledger, ClaimFacts]] = {}
-_DRILL_CODE = tuple(Path(drills.__file__).with_name(n) for n in ("drills.py", "claims.py", "schema.py"))
+T = TypeVar("T")
+_HERE = Path(drills.__file__).parent
+_DRILL_CODE = tuple(_HERE / n for n in ("drills.py", "claims.py", "schema.py"))
+_JUDGE_CODE = (_HERE / "judge.py", _HERE / "claims.py", _HERE.parent / "core" / "perturb.py",
+               _HERE.parent / "core" / "binding.py", _HERE.parent / "core" / "matchers.py")
 
 
 @functools.cache
-def _drill_code() -> str:
-    """The code that makes drills: a change to it makes every remembered drill stale."""
+def _code(paths: tuple[Path, ...]) -> str:
+    """The code that makes a kind of item: a change to it makes every remembered item of that kind stale."""
     digest = hashlib.sha256()
-    for path in _DRILL_CODE:
+    for path in paths:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def _digest(data: object) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:20]
 
 
 def _drill_key(v: Ledger, claim_id: str) -> str:
     """What a claim's drill depends on: its declaration, its snippet, its observation, the drill code."""
     spec = v.registry.claims[claim_id]
     record = observation(v, claim_id)
-    data = [spec.statement, spec.kind, spec.line, spec.expect, spec.raises, v.registry.key(spec.id),
-            record.observed if record else None, record.provenance.to_json() if record else None,
-            record is not None and record is v.local.get(claim_id), _drill_code()]
-    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:20]
+    return _digest([spec.statement, spec.kind, spec.line, spec.expect, spec.raises, v.registry.key(spec.id),
+                    record.observed if record else None, record.provenance.to_json() if record else None,
+                    record is not None and record is v.local.get(claim_id), _code(_DRILL_CODE)])
 
 
-def _cached_drill(hit: object, key: str) -> tuple[Drill | None] | None:
-    """The drill remembered under ``key`` (wrapped: a claim may have none), or None to make it again."""
-    if not isinstance(hit, dict) or hit.get("key") != key:
-        return None
-    try:
-        return (Drill.from_json(hit["drill"]) if hit.get("drill") is not None else None,)
-    except (KeyError, TypeError):
-        return None
+def _remembered(path: Path, keys: Mapping[str, str], make: Callable[[str], T | None],
+                dump: Callable[[T], object], load: Callable[[object], T]) -> dict[str, T | None]:
+    """claim id -> its item (None: the claim has none), read from ``path`` where its entry's key is ``keys[id]``,
+    else made; the file is written again (atomically, only what ``keys`` holds) when anything changed."""
+    from verify.storage.fs import atomic_write_json, read_json  # noqa: PLC0415
+
+    cached = read_json(path)
+    old = cached.get("items", {}) if isinstance(cached, dict) and cached.get("format") == 3 else {}
+    old = old if isinstance(old, dict) else {}
+    made: dict[str, T | None] = {}
+    new: dict[str, object] = {}
+    for cid, key in keys.items():
+        hit = old.get(cid)
+        if isinstance(hit, dict) and hit.get("key") == key and "item" in hit:
+            try:
+                made[cid], new[cid] = (None if hit["item"] is None else load(hit["item"])), hit
+                continue
+            except (KeyError, TypeError, ValueError, msgspec.ValidationError):
+                pass
+        item = make(cid)
+        made[cid], new[cid] = item, {"key": key, "item": None if item is None else dump(item)}
+    if new != old:
+        try:
+            atomic_write_json(path, {"format": 3, "items": new})
+        except OSError:
+            pass
+    return made
 
 
 def _drills(v: Ledger, ids: list[str]) -> tuple[Drill, ...]:
     """Every claim's drill, remembered in the project cache while nothing it depends on changed."""
-    from verify.storage.fs import atomic_write_json, read_json  # noqa: PLC0415
-
-    path = v.settings.cache_dir / "quiz-drills.json"
-    cached = read_json(path)
-    old = cached.get("drills", {}) if isinstance(cached, dict) else {}
-    old = old if isinstance(old, dict) else {}
-    made: dict[str, Drill | None] = {}
-    new: dict[str, object] = {}
-    for cid in ids:
-        key = _drill_key(v, cid)
-        hit = _cached_drill(old.get(cid), key)
-        if hit is not None:
-            made[cid], new[cid] = hit[0], old[cid]
-        else:
-            drill = drill_for(v, cid)
-            made[cid], new[cid] = drill, {"key": key, "drill": drill.to_json() if drill else None}
-    if new != old:
-        try:
-            atomic_write_json(path, {"format": 2, "drills": new})
-        except OSError:
-            pass
+    made = _remembered(v.settings.cache_dir / "quiz-drills.json", {cid: _drill_key(v, cid) for cid in ids},
+                       lambda cid: drill_for(v, cid), Drill.to_json, Drill.from_json)  # type: ignore[arg-type]
     return tuple(d for d in made.values() if d is not None)
 
 

@@ -18,8 +18,10 @@ fragments, far shorter than a point, so the length of a statement gave its answe
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
+import os
 import re
 from collections.abc import Sequence
 from typing import Annotated, Any
@@ -164,12 +166,8 @@ def changed_span(said: str, true: str) -> tuple[str, str]:
 
 def _changed(said: str, true: str) -> tuple[int, int, int]:
     """:func:`changed_span`'s place: where it starts, and where it ends in ``said`` and in ``true``."""
-    start = 0
-    while start < min(len(said), len(true)) and said[start] == true[start]:
-        start += 1
-    end = 0
-    while end < min(len(said), len(true)) - start and said[-1 - end] == true[-1 - end]:
-        end += 1
+    start = len(os.path.commonprefix([said, true]))
+    end = len(os.path.commonprefix([said[start:][::-1], true[start:][::-1]]))
     a, b = len(said) - end, len(true) - end
     # a number or name is widened to its whole token; words (Chinese is not segmented) to their clause
     inside = _TOKEN if all(_TOKEN.match(c) for c in said[start:a] + true[start:b]) else _CLAUSE
@@ -214,6 +212,12 @@ def relates(values: Sequence[float], others: Sequence[float]) -> bool:
     """Whether one of ``values`` and two numbers of ``others`` (or another of ``values``) make one another,
     or it is another number again (「4 MiB，正好是这个输出（4 MiB）」, 「256 KiB 和 256 KiB，一样大」): change
     that value alone and the text contradicts itself."""
+    return _relates(tuple(values), tuple(others))
+
+
+@functools.lru_cache(maxsize=4096)
+def _relates(values: tuple[float, ...], others: tuple[float, ...]) -> bool:
+    """:func:`relates`, remembered: every wrong value of one key asks it of the same numbers of the true sentence."""
     for i, v in enumerate(values):
         if _telling(v) and any(math.isclose(v, o, rel_tol=1e-3) for o in others):
             return True
