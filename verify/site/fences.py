@@ -20,6 +20,7 @@ from verify.core.matchers import describe, normalise
 from verify.core.records import Evidence, JsonObject
 from verify.core.units import fmt_time
 from verify.site import checks, rendercache, session
+from verify.site.meaning import MEANING
 from verify.site.templating import LABELS as TEXT
 from verify.site.templating import render
 from verify.site.templating import state
@@ -104,6 +105,15 @@ def _text_html(text: str) -> str:
     return _CODE.sub(lambda m: f"<code>{m.group(1)}</code>", str(escape(text)))
 
 
+def value_html(ref: binding.Ref, sess: session.Session) -> str:
+    """One bound value as a page shows it: its text, marked with its status and where it was observed."""
+    try:
+        text, status, where = sess.outcome.value(ref)
+    except binding.BindError as exc:
+        return render("value_error.html", label=ref.label, message=str(exc))
+    return render("value.html", ref=ref, text=text, status=status, where=where)
+
+
 def statement_html(cid: str, statement: str, sess: session.Session, plain: bool = False) -> Markup:
     """The claim's sentence with its ``{key}`` values bound (the one text a reader reads for it); while
     nothing has observed it, one line of where it runs and what it measures, not a sentence with holes.
@@ -111,8 +121,6 @@ def statement_html(cid: str, statement: str, sess: session.Session, plain: bool 
     ``plain``: each value as text in a bare span, not a marked one with its provenance (for a list that links
     to the sentence).
     """
-    from verify.site.inline import value_html  # noqa: PLC0415
-
     waiting = sess.outcome.waiting(cid)
     if waiting is not None:
         if plain:
@@ -415,9 +423,8 @@ def _ledger_html(sess: session.Session) -> str:
 def ledger_legend() -> list[tuple[str, str, str]]:
     """(state key, its mark on a question page, its meaning) for every state the ledger's filter offers, in the
     states' order: the filter's words are the badge, the mark ties it to the pages, the meaning is the home
-    legend's line (:data:`verify.site.syllabus.MEANING`; a kind made elsewhere shares the line of the one made
+    legend's line (:data:`verify.site.meaning.MEANING`; a kind made elsewhere shares the line of the one made
     here), else nothing more than the label."""
-    from verify.site.syllabus import MEANING  # noqa: PLC0415  (syllabus imports this module)
 
     out = []
     for key in states.STATES:

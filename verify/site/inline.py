@@ -23,7 +23,8 @@ from typing import Any
 from markdown.postprocessors import Postprocessor
 
 from verify.core import binding, scope
-from verify.site import session
+from verify.site import fences, session
+from verify.site.fences import value_html
 from verify.site.templating import render
 
 log = logging.getLogger("mkdocs.verify")
@@ -37,14 +38,6 @@ _VALUE = re.compile(r'<span class="vf-val [^"]*" data-claim="([^"]+)"[^>]*>[^<]*
 # a sentence ends at its punctuation or its paragraph or item; a tag is skipped whole (a title may hold 。)
 _SENTENCE_END = re.compile(r"</(?:p|li)>|<[^>]*>|[。！？；]")
 _SEE_HREF = re.compile(r'(<a class="vf-see" href=")([^"]*)(" data-claim="([^"]+)")')
-
-
-def value_html(ref: binding.Ref, sess: session.Session) -> str:
-    try:
-        text, status, where = sess.outcome.value(ref)
-    except binding.BindError as exc:
-        return render("value_error.html", label=ref.label, message=str(exc))
-    return render("value.html", ref=ref, text=text, status=status, where=where)
 
 
 def value_inline(src: str, language: str, class_name: str, md: Any) -> str:
@@ -64,8 +57,6 @@ def input_inline(src: str, language: str, class_name: str, md: Any) -> str:
 
 def see_html(cid: str, sess: session.Session) -> str | None:
     """The link to ``cid``'s sentence whose text is its scope tag; None when no snippet declares ``cid``."""
-    from verify.site import fences  # noqa: PLC0415  (fences renders values through this module)
-
     spec = sess.outcome.registry.claims.get(cid)
     if spec is None:
         return None
