@@ -22,8 +22,11 @@ pytestmark = pytest.mark.slow
 ROOT = SETTINGS.root
 PAGES = sorted((ROOT / "docs" / "questions").glob("*.md"))
 SECTIONS = {"面试时这样说": 3, "考察点": 2}
-_SEE = re.compile(r'<a class="vf-see" href="([^"]*)" data-claim="([^"]+)" data-backend="([^"]*)" title="([^"]*)"'
-                  r'[^>]*>([^<]*)</a>')
+_SEE = re.compile(r'<a class="vf-see" href="([^"]*)" data-claim="([^"]+)" data-backend="([^"]*)"(?: data-pending)? '
+                  r'title="([^"]*)"[^>]*>([^<]*)</a>')
+_PENDING = re.compile(r'<a class="vf-see" [^>]*data-claim="([^"]+)"[^>]*data-pending[^>]*>([^<]*)</a>')
+_WAITING = re.compile(r'<div class="vf-claim" id="claim-([^"]+)"[^>]*>\s*<details[^>]*>\s*<summary><span class="vf-stmt">'
+                      r'<span class="vf-waiting">')
 _VALUE = re.compile(r'<span class="vf-val [^"]*" data-claim="([^"]+)"')
 _OWN_TAG = re.compile(r'<div class="vf-claim" id="claim-([^"]+)".*?<span class="vf-scope"[^>]*>([^<]*)</span>', re.S)
 
@@ -69,7 +72,7 @@ def test_every_claim_cited_or_valued_in_a_spoken_answer_or_key_point_shows_its_t
             raw += [f"{stem} {title}"] * section.count("#!see")
             for m in _SEE.finditer(section):
                 href, cid, _backend, _title, text = m.groups()
-                if text != own_tags.get(cid) or not href.endswith(f"#claim-{cid}"):
+                if text.removesuffix(" · 待测") != own_tags.get(cid) or not href.endswith(f"#claim-{cid}"):
                     wrong.append((stem, cid, text, own_tags.get(cid), href))
             for sentence in _sentences(section):
                 cited = {m.group(2) for m in _SEE.finditer(sentence)}
@@ -109,3 +112,16 @@ def test_every_page_cites_evidence_in_both_sections(pages):
     """Coverage after the content pass: each page's spoken answer and key points cite at least one claim."""
     missing = [(stem, title) for stem, html in pages.items() for title in SECTIONS if not _SEE.search(_section(html, title))]
     assert not missing, missing
+
+
+def test_a_chip_of_a_claim_nothing_has_observed_says_so(pages):
+    """A GPU claim no GPU has run reads 「GPU · 待测」 in the chip itself (a phone shows no title), and only such a
+    claim: a chip of a claim with evidence never says 待测."""
+    waiting = {cid for page_html in pages.values() for cid in _WAITING.findall(page_html)}
+    assert waiting, "no claim waits for a GPU: this test checks nothing"
+    chips = [(cid, text, bool(pending)) for page_html in pages.values() for title in SECTIONS
+             for cid, text, pending in ((m.group(2), m.group(5), "data-pending" in m.group(0))
+                                        for m in _SEE.finditer(_section(page_html, title)))]
+    wrong = [(cid, text) for cid, text, pending in chips if (cid in waiting) != (pending and text.endswith(" · 待测"))]
+    assert not wrong, wrong
+    assert any(pending for _cid, _text, pending in chips), "no chip of a waiting claim in any answer"

@@ -68,7 +68,7 @@ def see_html(cid: str, sess: session.Session) -> str | None:
     href = f"../{page.removeprefix('questions/').removesuffix('.md')}/#claim-{cid}" if page else f"#claim-{cid}"
     title = fences.statement_html(cid, spec.statement, sess, plain=True).striptags()
     return render("see.html", cid=cid, href=href, tag=scope.tag(spec, made), backend=scope.backend(spec, made),
-                  title=title)
+                  title=title, pending=sess.outcome.waiting(cid) is not None)
 
 
 def see_inline(src: str, language: str, class_name: str, md: Any) -> str:
