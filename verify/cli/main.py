@@ -186,6 +186,7 @@ from verify.cli import team as _team  # noqa: E402  (merge, shards, durations)
 from verify.cli.bench import bench_app  # noqa: E402  (light: torch is imported only when a benchmark runs)
 from verify.cli.stress import stress as _stress  # noqa: E402
 from verify.cli.quiz import quiz_app  # noqa: E402  (light: typer and rich only; `verify quiz anki` exports Anki)
+from verify.cli.judge import judge_app  # noqa: E402  (light: the judge and torch are imported when a command runs)
 
 _team.register(app)
 app.command("serve")(_serve.serve)
@@ -193,6 +194,7 @@ app.command("report")(_serve.report)
 app.command("stress")(_stress)
 app.add_typer(quiz_app, name="quiz")
 app.add_typer(bench_app, name="bench")
+app.add_typer(judge_app, name="judge")
 
 
 def main() -> None:

@@ -1,0 +1,220 @@
+"""Adversarial solutions to the judge's problems: each shortcut or attack is rejected, the honest one passes.
+
+Each candidate runs in the judge's child process, as ``verify judge run`` would run it; the expected
+values are computed in this process. A hack must end as a failure (exit 1) with the reason that names it,
+never as a pass; an error in the candidate's own code is exit 2.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from verify.judge import judge, problem, sandbox
+
+pytest.importorskip("torch")
+
+REPO = Path(__file__).resolve().parent.parent
+SOFTMAX = problem.find(REPO, "softmax-torch")
+RMSNORM = problem.find(REPO, "rmsnorm-torch")
+TOPO = problem.find(REPO, "topo-sort-python")
+
+HONEST = """
+    import torch
+
+    def softmax(x):
+        e = torch.exp(x - x.max(dim=1, keepdim=True).values)
+        return e / e.sum(dim=1, keepdim=True)
+"""
+
+
+def _judge(tmp_path: Path, source: str, p: problem.Problem = SOFTMAX, name: str = "candidate.py") -> judge.Report:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(source), encoding="utf-8")
+    return judge.judge(p, path)
+
+
+def test_the_honest_solution_passes(tmp_path):
+    report = _judge(tmp_path, HONEST)
+    assert (report.verdict, report.passed, report.exit_code) == ("pass", report.cases, 0), report
+
+
+@pytest.mark.parametrize("source, reason", [
+    ("import torch\ndef softmax(x):\n    return torch.softmax(x, dim=1)\n", "禁止的函数：torch.softmax"),
+    ("import torch\ndef softmax(x):\n    return x.softmax(1)\n", "禁止的函数：torch.Tensor.softmax"),
+    ("import torch\ndef softmax(x):\n    return torch._softmax(x, 1, False)\n", "禁止的算子：aten._softmax"),
+    ("import torch\ndef softmax(x):\n    return torch.exp(torch.log_softmax(x, 1))\n", "禁止的函数：torch.log_softmax"),
+], ids=["torch.softmax", "Tensor.softmax", "aten._softmax", "log_softmax"])
+def test_a_library_softmax_is_refused(tmp_path, source, reason):
+    report = _judge(tmp_path, source)
+    assert report.verdict == "fail" and reason in report.reason, report
+
+
+def test_numpy_is_a_refused_import(tmp_path):
+    report = _judge(tmp_path, """
+        import numpy as np
+        import torch
+
+        def softmax(x):
+            a = x.numpy()
+            e = np.exp(a - a.max(axis=1, keepdims=True))
+            return torch.from_numpy(e / e.sum(axis=1, keepdims=True))
+    """)
+    assert report.verdict == "fail" and "不允许的模块：numpy" in report.reason, report
+
+
+def test_numpy_without_an_import_leaves_the_operator_log_short(tmp_path):
+    """Tensor.numpy() needs no import: the arithmetic then runs in NumPy, and no exp is logged."""
+    report = _judge(tmp_path, """
+        import torch
+
+        def softmax(x):
+            a = x.numpy()
+            e = (a - a.max(axis=1, keepdims=True))
+            e = 2.718281828459045 ** e
+            return torch.from_numpy(e / e.sum(axis=1, keepdims=True))
+    """)
+    assert report.verdict == "fail" and "必需的算子" in report.reason, report
+
+
+def test_an_all_zero_output_fails_on_its_norm(tmp_path):
+    report = _judge(tmp_path, "import torch\ndef softmax(x):\n    return torch.zeros_like(x) * torch.exp(x)\n")
+    assert report.verdict == "fail" and any("全是零" in m.kind for m in report.mismatches), report
+
+
+def test_an_element_never_written_stays_nan_and_fails(tmp_path):
+    report = _judge(tmp_path, """
+        import torch
+
+        def softmax(x):
+            y = torch.empty_like(x)
+            e = torch.exp(x - x.max(dim=1, keepdim=True).values)
+            y[:, :-1] = (e / e.sum(dim=1, keepdim=True))[:, :-1]
+            return y
+    """)
+    assert report.verdict == "fail" and any("NaN" in m.kind for m in report.mismatches), report
+
+
+def test_mutating_the_input_fails(tmp_path):
+    report = _judge(tmp_path, """
+        import torch
+
+        def softmax(x):
+            x.sub_(x.max(dim=1, keepdim=True).values).exp_()
+            return x / x.sum(dim=1, keepdim=True)
+    """)
+    assert report.verdict == "fail" and "改动了输入" in report.reason, report
+
+
+def test_disabling_torch_dispatch_leaves_an_empty_log(tmp_path):
+    report = _judge(tmp_path, """
+        import torch
+
+        def softmax(x):
+            with torch._C._DisableTorchDispatch():
+                e = torch.exp(x - x.max(dim=1, keepdim=True).values)
+                return e / e.sum(dim=1, keepdim=True)
+    """)
+    assert report.verdict == "fail" and "没有记录到任何 torch 算子" in report.reason, report
+
+
+def test_monkeypatching_torch_in_the_child_changes_no_verdict(tmp_path):
+    """The comparison runs in the judge's process: a candidate that makes every comparison true in its own
+    process still fails on its wrong values."""
+    report = _judge(tmp_path, """
+        import torch
+
+        torch.allclose = lambda *a, **k: True
+        torch.equal = lambda *a, **k: True
+        torch.testing.assert_close = lambda *a, **k: None
+        torch.Tensor.__eq__ = lambda self, other: torch.ones((), dtype=torch.bool)
+
+        def softmax(x):
+            return torch.exp(x)
+    """)
+    assert report.verdict == "fail" and report.mismatches, report
+
+
+def test_an_infinite_loop_times_out(tmp_path):
+    fast = msgspec.structs.replace(SOFTMAX, timeout_s=8.0)
+    report = _judge(tmp_path, "import torch\ndef softmax(x):\n    while True:\n        pass\n", p=fast)
+    assert report.verdict == "fail" and "超时" in report.reason and report.seconds < 30, report
+
+
+def test_printing_a_hundred_megabytes_hits_the_output_cap(tmp_path):
+    report = _judge(tmp_path, """
+        import torch
+
+        def softmax(x):
+            chunk = "x" * (1 << 20)
+            for _ in range(100):
+                print(chunk)
+            return torch.exp(x)
+    """)
+    assert report.verdict == "fail" and "输出超过上限" in report.reason, report
+
+
+def test_a_syntax_error_is_an_error_of_the_candidate(tmp_path):
+    report = _judge(tmp_path, "def softmax(x):\n    return (\n")
+    assert (report.verdict, report.exit_code) == ("error", 2) and "SyntaxError" in report.reason, report
+
+
+def test_an_exception_in_the_candidate_is_exit_two(tmp_path):
+    report = _judge(tmp_path, "import torch\ndef softmax(x):\n    return torch.exp(x)[99999]\n")
+    assert report.exit_code == 2 and "抛出" in report.reason, report
+
+
+def test_the_open_file_limit_holds_in_the_child(tmp_path):
+    """The child's limits are in force: it cannot raise its own open-file limit past the hard one."""
+    report = _judge(tmp_path, """
+        import torch
+
+        def softmax(x):
+            files = [open(__file__) for _ in range(1000)]
+            return torch.exp(x)
+    """)
+    assert report.exit_code == 2 and "OSError" in " ".join(m.line() for m in report.mismatches), report
+
+
+@pytest.mark.parametrize("p", [SOFTMAX, RMSNORM, TOPO], ids=lambda p: p.id)
+def test_each_mutant_fails_with_its_own_hint(tmp_path, p):
+    for path in p.mutant_files():
+        candidate = tmp_path / f"copy_of_{path.name}"
+        candidate.write_bytes(path.read_bytes())  # a candidate's file elsewhere, not the mutant's own path
+        report = judge.judge(p, candidate)
+        assert (report.verdict, report.mutant, report.hint) == ("fail", path.stem, p.mutants[path.stem]), report
+
+
+def test_the_topo_sort_that_misses_a_cycle_is_told_apart(tmp_path):
+    report = _judge(tmp_path, """
+        def topo_sort(n, edges):
+            indeg = [0] * n
+            for _, v in edges:
+                indeg[v] += 1
+            order = [i for i in range(n) if indeg[i] == 0]
+            for u in order:
+                for a, b in edges:
+                    if a == u:
+                        indeg[b] -= 1
+                        if indeg[b] == 0:
+                            order.append(b)
+            return order
+    """, p=TOPO)
+    assert report.verdict == "fail" and report.mutant == "misses_cycle" and "出队" in report.hint, report
+
+
+def test_the_cli_exit_codes_and_report(tmp_path):
+    passing, failing = tmp_path / "ok.py", tmp_path / "bad.py"
+    passing.write_text(textwrap.dedent(HONEST), encoding="utf-8")
+    failing.write_bytes((SOFTMAX.path / "mutants" / "no_max_subtraction.py").read_bytes())
+    cli = [sys.executable, "-m", "verify.cli", "judge", "run", "softmax-torch"]
+    ok = subprocess.run([*cli, str(passing)], cwd=REPO, capture_output=True, text=True, timeout=240)
+    bad = subprocess.run([*cli, str(failing)], cwd=REPO, capture_output=True, text=True, timeout=240)
+    assert ok.returncode == 0 and "结果：通过" in ok.stdout, ok.stdout + ok.stderr
+    assert bad.returncode == 1 and "看起来没有先减最大值" in bad.stdout and "--seed 38" in bad.stdout, bad.stdout
+    assert sandbox.isolation() in ok.stdout.replace("\n", "")

@@ -1,0 +1,78 @@
+"""Problem folders against their schema, and each problem's claim keyed by every file of its folder."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from verify.core import registry
+from verify.judge import problem
+
+REPO = Path(__file__).resolve().parent.parent
+PROBLEMS = problem.all_problems(REPO)
+
+
+def test_the_first_problems_are_there_with_their_fixed_interfaces():
+    by_id = {p.id: p for p in PROBLEMS}
+    assert by_id["rmsnorm-torch"].interface == ("def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) "
+                                                "-> torch.Tensor")
+    assert by_id["topo-sort-python"].interface == "def topo_sort(n: int, edges: list[tuple[int, int]]) -> list[int]"
+    assert by_id["softmax-torch"].interface == "def softmax(x: torch.Tensor) -> torch.Tensor"
+
+
+@pytest.mark.parametrize("p", PROBLEMS, ids=lambda p: p.id)
+def test_every_file_of_a_problem_keys_its_claim(p):
+    """A changed solution, mutant, case or data file re-runs the problem's claim: the claim imports or names it."""
+    claim_file = p.path / "judged.py"
+    facts = registry.analyse(claim_file, REPO)
+    assert any(c.id == f"judge.{p.id}" for c in facts.claims)
+    keyed = set(facts.imports) | set(facts.named)
+    files = {f.relative_to(REPO).as_posix() for f in p.path.rglob("*") if f.is_file() and "__pycache__" not in f.parts}
+    missing = files - keyed - {claim_file.relative_to(REPO).as_posix()}
+    assert not missing, f"{claim_file} neither imports nor names: {sorted(missing)}"
+    assert "verify/judge/selfcheck.py" in keyed  # the judge's own code keys it too
+
+
+@pytest.mark.parametrize("p", PROBLEMS, ids=lambda p: p.id)
+def test_a_problem_names_pages_that_exist(p):
+    for q in p.questions:
+        assert (REPO / "docs" / "questions" / f"{q}.md").is_file(), q
+    assert f"judge.{p.id}" in (REPO / "docs" / "judge.md").read_text(encoding="utf-8")
+
+
+def _copy(tmp_path: Path, p: problem.Problem) -> Path:
+    folder = tmp_path / p.path.name
+    shutil.copytree(p.path, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
+
+
+def test_the_schema_refuses_an_unknown_key_and_a_wrong_type(tmp_path):
+    folder = _copy(tmp_path, PROBLEMS[0])
+    text = (folder / problem.FILE).read_text(encoding="utf-8")
+    (folder / problem.FILE).write_text(text + "colour: red\n", encoding="utf-8")
+    with pytest.raises(problem.ProblemError, match="colour"):
+        problem.load(folder)
+    (folder / problem.FILE).write_text(text.replace("seed: 38", "seed: '38'"), encoding="utf-8")
+    with pytest.raises(problem.ProblemError, match="seed"):
+        problem.load(folder)
+
+
+def test_a_mutant_without_a_hint_and_a_lone_mutant_are_refused(tmp_path):
+    folder = _copy(tmp_path, PROBLEMS[0])
+    first = sorted((folder / "mutants").glob("*.py"))[0]
+    shutil.copy(first, folder / "mutants" / "unexplained.py")
+    with pytest.raises(problem.ProblemError, match="unexplained"):
+        problem.load(folder)
+    for extra in sorted((folder / "mutants").glob("*.py"))[1:]:
+        extra.unlink()
+    with pytest.raises(problem.ProblemError, match="fewer than two"):
+        problem.load(folder)
+
+
+def test_a_folder_not_named_after_its_id_is_refused(tmp_path):
+    folder = _copy(tmp_path, PROBLEMS[0])
+    moved = folder.rename(tmp_path / "elsewhere")
+    with pytest.raises(problem.ProblemError, match="lives in a folder named"):
+        problem.load(moved)

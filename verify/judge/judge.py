@@ -1,0 +1,233 @@
+"""Judging one candidate file on one problem: cases and expected values here, the candidate in the child.
+
+:func:`judge` draws the cases from the seed, computes every expected value in this process (the
+reference in float64, or exact), runs the candidate in a child (:mod:`verify.judge.sandbox`), and reads
+what it sent back as untrusted data. A case fails on a refused import, a forbidden call or operator, a
+log without the required operators (an empty one included: ``torch._C._DisableTorchDispatch`` leaves it
+empty), a changed input, or an outcome that does not match (:mod:`verify.judge.compare`). The first failing
+case is compared with each known-wrong solution's outcome on the same case, to name the bug it looks like.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from verify.judge import child, compare, loading, sandbox
+from verify.judge.compare import Mismatch, Outcome
+from verify.judge.problem import Problem
+
+Verdict = Literal["pass", "fail", "error"]
+EXIT = {"pass": 0, "fail": 1, "error": 2}
+
+
+@dataclass
+class Report:
+    problem: str
+    candidate: str
+    seed: int
+    verdict: Verdict = "pass"
+    cases: int = 0
+    passed: int = 0
+    case: str = ""  # the first failing case
+    reason: str = ""
+    mismatches: list[Mismatch] = field(default_factory=list)
+    mutant: str = ""  # the known-wrong solution the output matches
+    hint: str = ""
+    detail: str = ""  # a traceback or the child's output, for an error
+    isolation: str = ""
+    seconds: float = 0.0
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT[self.verdict]
+
+    def fail(self, verdict: Verdict, case: str, reason: str, mismatches: list[Mismatch] | None = None,
+             detail: str = "") -> None:
+        if self.verdict == "pass":  # the first failing case is the one reported
+            self.verdict, self.case, self.reason, self.detail = verdict, case, reason, detail
+            self.mismatches = list(mismatches or [])
+
+
+@dataclass(frozen=True)
+class Prepared:
+    names: list[str]
+    args: list[tuple[Any, ...]]
+    expected: list[Outcome]
+
+
+def _call(fn: Callable[..., Any], args: tuple[Any, ...]) -> Outcome:
+    try:
+        return Outcome(value=fn(*args))
+    except Exception as exc:  # noqa: BLE001  (a reference or a mutant raising is an outcome)
+        return Outcome(error=(type(exc).__name__, str(exc)))
+
+
+def _copy(value: Any, double: bool = False) -> Any:
+    if hasattr(value, "detach"):
+        value = value.detach().clone()
+        return value.double() if double and value.is_floating_point() else value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_copy(v, double) for v in value)
+    return value
+
+
+def prepare(problem: Problem, seed: int) -> Prepared:
+    """The cases drawn from ``seed`` and the reference's outcome for each (float64 for tensors)."""
+    drawn = loading.module(problem.path / "cases.py", "cases").cases(seed)
+    reference = loading.module(problem.path / "reference.py", "reference").reference
+    names, args = [n for n, _ in drawn], [tuple(a) for _, a in drawn]
+    return Prepared(names, args, [_call(reference, _copy(a, double=True)) for a in args])
+
+
+def _same_inputs(before: tuple[Any, ...], after: Any) -> bool:
+    if not isinstance(after, (list, tuple)) or len(after) != len(before):
+        return False
+    for b, a in zip(before, after):
+        if hasattr(b, "detach"):
+            import torch  # noqa: PLC0415
+
+            if not isinstance(a, torch.Tensor) or a.shape != b.shape or a.dtype != b.dtype:
+                return False
+            if not bool(((a == b) | (torch.isnan(a) & torch.isnan(b))).all()):
+                return False
+        elif b != a:
+            return False
+    return True
+
+
+def _value_check(problem: Problem) -> Callable[[Any, Any], list[Mismatch]]:
+    if problem.language == "python":
+        return compare.exact
+    return lambda e, g: compare.outputs(e, g, problem.outputs, problem.tolerance)
+
+
+def _ops(problem: Problem, ops: list[str]) -> str:
+    """Why the operator log fails the case, or ''."""
+    if problem.language == "python":
+        return ""
+    if not ops:
+        return "没有记录到任何 torch 算子：结果不是用 torch 算出来的（或关掉了 dispatch）"
+    used = set(ops)
+    forbidden = sorted(used & set(problem.ops.forbidden))
+    if forbidden:
+        return f"用了本题禁止的算子：{', '.join(forbidden)}"
+    for group in problem.ops.required:
+        if not used & set(group):
+            return f"没有用到必需的算子（{' 或 '.join(group)} 之一）；记录到的：{', '.join(ops[:12])}"
+    return ""
+
+
+def _run_child(problem: Problem, candidate: Path, prepared: Prepared, work: Path) -> tuple[sandbox.Run, Any]:
+    cases, result = work / "cases.bin", work / "result.bin"
+    child.save(cases, prepared.args, problem.language)  # type: ignore[arg-type]
+    spec = work / "spec.json"
+    spec.write_text(json.dumps({"language": problem.language, "candidate": str(candidate), "entry": problem.entry,
+                                "imports": problem.imports, "forbidden_calls": problem.forbidden_calls,
+                                "cases": str(cases), "result": str(result)}), encoding="utf-8")
+    ran = sandbox.run(spec, work, candidate.parent, problem.timeout_s)
+    if ran.returncode != 0 or not result.is_file():
+        return ran, None
+    try:
+        return ran, child.load(result, problem.language)
+    except Exception:  # noqa: BLE001  (the child's file is untrusted: any failure to read it is an error)
+        return ran, None
+
+
+def judge(problem: Problem, candidate: Path, seed: int | None = None) -> Report:
+    """Judge ``candidate`` (a file) on ``problem``; ``seed`` replays a draw of the random cases."""
+    start = time.perf_counter()
+    seed = problem.seed if seed is None else seed
+    candidate = candidate.resolve()
+    report = Report(problem.id, str(candidate), seed, isolation=sandbox.isolation())
+    prepared = prepare(problem, seed)
+    report.cases = len(prepared.args)
+    with tempfile.TemporaryDirectory(prefix="judge-") as tmp:
+        ran, result = _run_child(problem, candidate, prepared, Path(tmp))
+    _verdicts(problem, prepared, ran, result, report)
+    if report.verdict == "fail" and report.case in prepared.names:
+        _name_the_bug(problem, prepared, report, result)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _verdicts(problem: Problem, prepared: Prepared, ran: sandbox.Run, result: Any, report: Report) -> None:
+    if ran.timed_out or ran.returncode == -signal.SIGXCPU:
+        report.fail("fail", "", f"超时：{problem.timeout_s:g} 秒内没有跑完所有用例（死循环，或太慢）")
+        return
+    if ran.output_capped:
+        report.fail("fail", "", f"输出超过上限（{sandbox.OUTPUT_CAP // 2**20} MiB），进程被结束")
+        return
+    if not isinstance(result, dict):
+        report.fail("error", "", f"子进程异常退出（退出码 {ran.returncode}），没有留下结果", detail=ran.stdout[-3000:])
+        return
+    if result.get("refused"):
+        report.fail("fail", "", f"导入了本题不允许的模块：{', '.join(map(str, result['refused']))}"
+                    f"（允许：{', '.join(problem.imports)}）")
+        return
+    if result.get("import_error"):
+        err = result["import_error"]
+        report.fail("error", "", f"加载解答文件时出错：{err.get('type')}: {err.get('message')}",
+                    detail=str(err.get("trace", "")))
+        return
+    if result.get("called"):
+        report.fail("fail", "", f"调用了本题禁止的函数：{', '.join(sorted(set(map(str, result['called']))))}")
+        return
+    got_cases = result.get("cases", [])
+    if len(got_cases) != len(prepared.args):
+        report.fail("error", "", "子进程没有跑完所有用例", detail=ran.stdout[-3000:])
+        return
+    check_value = _value_check(problem)
+    check = getattr(loading.module(problem.path / "reference.py", "reference"), "check", None)
+    for name, args, expected, got in zip(prepared.names, prepared.args, prepared.expected, got_cases):
+        outcome = _outcome(got)
+        if outcome.error is not None and expected.error is None:  # before the log: a raise cuts it short
+            report.fail("error", name, "解答抛出了异常", compare.outcomes(args, expected, outcome, check_value, check),
+                        detail=str(got.get("error", {}).get("where", "")))
+            continue
+        why = _ops(problem, list(got.get("ops", [])))
+        if why:
+            report.fail("fail", name, why)
+            continue
+        if not _same_inputs(args, got.get("inputs_after")):
+            report.fail("fail", name, "改动了输入：调用之后，输入和调用之前不一样")
+            continue
+        mismatches = compare.outcomes(args, expected, outcome, check_value, check)
+        if mismatches:
+            report.fail("fail", name, "输出不对", mismatches)
+            continue
+        report.passed += 1
+
+
+def _outcome(got: dict[str, Any]) -> Outcome:
+    if "error" in got:
+        return Outcome(error=(str(got["error"].get("type")), str(got["error"].get("message"))))
+    return Outcome(value=got.get("value"))
+
+
+def _name_the_bug(problem: Problem, prepared: Prepared, report: Report, result: Any) -> None:
+    """The known-wrong solution whose outcome on the failing case is the candidate's."""
+    i = prepared.names.index(report.case)
+    args, expected = prepared.args[i], prepared.expected[i]
+    got = _outcome(result["cases"][i])
+    check_value = _value_check(problem)
+    check = getattr(loading.module(problem.path / "reference.py", "reference"), "check", None)
+    for path in problem.mutant_files():
+        fn = getattr(loading.module(path, f"mutant_{path.stem}"), problem.entry)
+        theirs = _call(fn, _copy(args))
+        their_mismatches = compare.outcomes(args, expected, theirs, check_value, check)
+        if not their_mismatches:
+            continue
+        if theirs.error is None and got.error is None and check is None:
+            alike = not check_value(theirs.value, got.value)
+        else:
+            alike = compare.same_bug(their_mismatches, report.mismatches)
+        if alike:
+            report.mutant, report.hint = path.stem, problem.mutants[path.stem]
+            return

@@ -1,0 +1,135 @@
+"""A problem as data: one folder under ``snippets/judge/``, its ``problem.yaml`` read through one schema.
+
+The folder holds ``problem.yaml`` (this schema), ``statement.md`` (Chinese: the interface and its
+constraints), ``reference.py`` (``reference(*args)``, float64 or exact; it raises where the candidate must
+raise; an optional ``check(args, got)`` for a problem whose answer is not unique), ``cases.py``
+(``cases(seed)``: named edge cases, then random ones drawn from the seed), ``starter.py``, ``solutions/``
+(at least one correct file) and ``mutants/`` (at least two known-wrong files, each named after its bug and
+given a one-line hint under ``mutants:``). The schema refuses unknown keys, a missing hint, a mutant file
+without one and the reverse.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import msgspec
+import yaml
+
+from verify.errors import ClaimError
+
+PROBLEMS = Path("snippets") / "judge"
+FILE = "problem.yaml"
+
+_Id = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*$", max_length=60)]
+_Name = Annotated[str, msgspec.Meta(pattern=r"^[a-z_][a-z0-9_]*$", max_length=60)]
+_Op = Annotated[str, msgspec.Meta(pattern=r"^aten\.[A-Za-z0-9_]+$", max_length=80)]
+_Dotted = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z_][\w.]*$", max_length=120)]
+_Text = Annotated[str, msgspec.Meta(min_length=1, max_length=400)]
+
+
+class ProblemError(ClaimError):
+    """A problem folder that does not fit the schema: the message names the file and what is wrong."""
+
+
+class Tolerance(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    rtol: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.0
+    atol: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.0
+    reason: _Text = "结果是精确的：整数或逐位相同"
+
+
+class Output(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    name: _Name
+    dtype: Literal["float32", "float64", "int8", "int32", "int64", "bool"] = "float32"
+
+
+class Ops(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    required: list[list[_Op]] = []  # each inner list: one of these must run (alternatives)
+    forbidden: list[_Op] = []
+
+
+class Problem(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    id: _Id
+    title: _Text
+    language: Literal["python", "torch"]
+    entry: _Name
+    interface: _Text
+    questions: Annotated[list[_Id], msgspec.Meta(min_length=1)]
+    tolerance: Tolerance
+    mutants: dict[_Name, _Text]
+    imports: list[_Name]
+    seed: Annotated[int, msgspec.Meta(ge=0, lt=2**31)] = 38
+    timeout_s: Annotated[float, msgspec.Meta(gt=0, le=120)] = 30.0
+    outputs: list[Output] = []  # a PyTorch problem: one tensor, or a tuple of these in order
+    ops: Ops = Ops()
+    forbidden_calls: list[_Dotted] = []
+    folder: str = ""  # filled in by load(): where the problem lives
+
+    @property
+    def path(self) -> Path:
+        return Path(self.folder)
+
+    def solutions(self) -> list[Path]:
+        return _python_files(self.path / "solutions")
+
+    def mutant_files(self) -> list[Path]:
+        return _python_files(self.path / "mutants")
+
+
+def _python_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.glob("*.py") if not p.name.startswith("_")) if folder.is_dir() else []
+
+
+def load(folder: Path) -> Problem:
+    """The problem in ``folder``; :class:`ProblemError` naming the file when it does not fit."""
+    where = folder / FILE
+    try:
+        data = yaml.safe_load(where.read_text(encoding="utf-8"))
+        problem = msgspec.convert(data, Problem, strict=True)
+    except (OSError, yaml.YAMLError, msgspec.ValidationError) as exc:
+        raise ProblemError(f"{where}: {exc}") from None
+    problem = msgspec.structs.replace(problem, folder=str(folder))
+    problems = []
+    if folder.name != module_name(problem.id):
+        problems.append(f"id {problem.id!r} lives in a folder named {module_name(problem.id)!r}, not {folder.name!r}")
+    for name in ("statement.md", "reference.py", "cases.py", "starter.py"):
+        if not (folder / name).is_file():
+            problems.append(f"{name} is missing")
+    if not problem.solutions():
+        problems.append("solutions/ holds no correct solution")
+    files = {p.stem for p in problem.mutant_files()}
+    if len(files) < 2:
+        problems.append("mutants/ holds fewer than two known-wrong solutions")
+    if files != set(problem.mutants):
+        problems.append(f"mutants without a hint: {sorted(files - set(problem.mutants))}; hints without a file: "
+                        f"{sorted(set(problem.mutants) - files)}")
+    if problem.language == "torch" and not problem.outputs:
+        problems.append("a PyTorch problem names its outputs (name and dtype)")
+    if problems:
+        raise ProblemError(f"{where}: " + "; ".join(problems))
+    return problem
+
+
+def module_name(problem_id: str) -> str:
+    """The folder of a problem: its id as a Python name, so that its claim can import its files (their
+    code keys the claim's records: ``verify.core.registry`` follows imports, not folders)."""
+    return problem_id.replace("-", "_")
+
+
+def folder_of(root: Path) -> Path:
+    return root / PROBLEMS
+
+
+def all_problems(root: Path) -> list[Problem]:
+    """Every problem under ``snippets/judge/`` of the checkout at ``root``, by id."""
+    base = folder_of(root)
+    return [load(p) for p in sorted(base.iterdir()) if (p / FILE).is_file()] if base.is_dir() else []
+
+
+def find(root: Path, problem_id: str) -> Problem:
+    folder = folder_of(root) / module_name(problem_id)
+    if not (folder / FILE).is_file():
+        known = ", ".join(p.id for p in all_problems(root))
+        raise ProblemError(f"没有这道题：{problem_id}（已有：{known}）")
+    return load(folder)

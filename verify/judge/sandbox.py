@@ -1,0 +1,91 @@
+"""How the child runs: a fresh process in its own group, a timeout, resource limits, an output cap, and
+``bwrap`` (no network, a read-only root, only the work folder writable) where it is installed.
+
+Without ``bwrap`` the limits are guard rails, not a sandbox: the report says 「只是护栏，不是沙箱」.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from verify.judge import child
+
+#: bytes of address space the child may map: torch maps about 1.5 GiB at import
+MEMORY = 6 * 2**30
+#: bytes any one file the child writes may reach (its result file, its stdout and stderr)
+OUTPUT_CAP = 16 * 2**20
+OPEN_FILES = 256
+GUARD_RAILS = "只是护栏，不是沙箱：独立进程、超时、进程组整体结束、资源上限（内存、CPU 时间、打开文件数、输出大小）；本机没有 bwrap"
+SANDBOX = "沙箱：bwrap（无网络、根目录只读、只有工作目录可写），加独立进程、超时、进程组整体结束、资源上限"
+
+
+@dataclass(frozen=True)
+class Run:
+    """How the child ended: its exit status (negative: the signal), whether it ran out of time or output."""
+
+    returncode: int
+    timed_out: bool
+    output_capped: bool
+    stdout: str
+    seconds: float
+
+
+def isolation() -> str:
+    return SANDBOX if shutil.which("bwrap") else GUARD_RAILS
+
+
+def command(spec: Path, work: Path, candidate_dir: Path) -> list[str]:
+    """The child's command line, inside ``bwrap`` where it is installed."""
+    inner = [sys.executable, "-I", str(Path(child.__file__).resolve()), str(spec)]
+    bwrap = shutil.which("bwrap")
+    if not bwrap:
+        return inner
+    return [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+            "--bind", str(work), str(work), "--ro-bind", str(candidate_dir), str(candidate_dir),
+            "--unshare-net", "--unshare-ipc", "--unshare-pid", "--die-with-parent", "--new-session",
+            "--chdir", str(work), *inner]
+
+
+def _limits(cpu_seconds: int) -> None:
+    import resource  # noqa: PLC0415
+
+    for what, value in ((resource.RLIMIT_AS, MEMORY), (resource.RLIMIT_CPU, cpu_seconds),
+                        (resource.RLIMIT_NOFILE, OPEN_FILES), (resource.RLIMIT_FSIZE, OUTPUT_CAP),
+                        (resource.RLIMIT_CORE, 0)):
+        _soft, hard = resource.getrlimit(what)
+        resource.setrlimit(what, (value if hard == resource.RLIM_INFINITY else min(value, hard), hard))
+
+
+def run(spec: Path, work: Path, candidate_dir: Path, timeout_s: float) -> Run:
+    """Run the child on ``spec``; past ``timeout_s`` seconds its whole process group is killed."""
+    out_path = work / "stdout.txt"
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "OMP_NUM_THREADS": "1", "HOME": str(work),
+           "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"}
+    start = time.perf_counter()
+    with open(out_path, "wb") as sink:
+        proc = subprocess.Popen(command(spec, work, candidate_dir), cwd=work, env=env, stdin=subprocess.DEVNULL,
+                                stdout=sink, stderr=subprocess.STDOUT, start_new_session=True,
+                                preexec_fn=lambda: _limits(int(timeout_s) + 2))
+        timed_out = False
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        finally:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # whatever it started goes with it
+            except ProcessLookupError:
+                pass
+            proc.wait()
+    size = out_path.stat().st_size
+    with open(out_path, "rb") as f:
+        text = f.read(8000).decode("utf-8", "replace")
+    capped = size >= OUTPUT_CAP or proc.returncode == -signal.SIGXFSZ
+    return Run(proc.returncode, timed_out, capped, text, time.perf_counter() - start)
