@@ -67,8 +67,10 @@ def _placed(ctx, capability: str, threads: int, registers: int, shared: int) -> 
 @claim("exec.occupancy-items", question=Q,
        statement="模拟面试里 occupancy 的 {n_items} 道计算题按 occupancy calculator 的规则在规格表的每 SM 上限上出答案，"
                  "这几道分别卡在 {limits} 上；再按同样的分配单位一个一个往 SM 上放 block 复算，两种算法得出的 block 数"
-                 "{equal:?每道都相等|有不相等的}。规则由上面几条论断在计算能力 9.0 上核对，8.0 的题只依据规格表，"
-                 "没有在 GPU 上逐题核对。",
+                 "{equal:?每道都相等|有不相等的}。两种算法用的是同一张规格表和同样的分配单位，核对的是算术，不是规则："
+                 "规则错了两边一起错。规则里有一部分由别的论断核对：ptxas 为 sm_90a 给的寄存器数按 8 个一档"
+                 "（`exec.launch-bounds-granularity`），每 SM 的寄存器、线程和 shared memory 上限要在 GPU 上与运行时报告的属性对照"
+                 "（`exec.device-properties`）。没有在哪块 GPU 上调用 occupancy API 逐题核对，8.0 的题只依据规格表。",
        expect={"equal": True, "n_items": 6})
 def _(ctx):
     """The quiz's items of this question, the limit that decides each, and each answer found a second way."""
