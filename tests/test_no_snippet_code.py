@@ -24,6 +24,10 @@ DYNAMIC_LOADS = {
     "verify/running/worker.py": "the runner's worker process: the one place a claim's snippet runs",
     "verify/running/gpuplan.py": "torch's own submodules, named by the CUDA claims' torch.… names",
     "verify/settings.py": "the !!python/name: tags of mkdocs.yml (the build's hooks and fences)",
+    # `verify judge` (never a site build or a quiz start): a 手撕 problem's own reference, cases and mutants in the
+    # judge's process, and the candidate's file in its guarded child
+    "verify/judge/loading.py": "a 手撕 problem's reference, case generator and mutants, by path, in the judge",
+    "verify/judge/child.py": "the candidate's file and the torch modules its forbidden calls name, in the judge's child",
 }
 _LOADERS = {"import_module", "spec_from_file_location", "exec_module", "run_module", "run_path", "__import__",
             "exec", "eval", "SourceFileLoader", "load_module"}

@@ -396,16 +396,20 @@ def _ledger_html(sess: session.Session) -> str:
     rows = sess.ledger()
     body = []
     for r in rows:
-        items, more = observed_items(r.observed)
+        # what the claim's page shows: this machine's record when it observed something, else another machine's
+        best, status = sess.outcome.best_record(r.id)
+        mine = best is not None and best is sess.outcome.local.get(r.id)
+        observed = best.observed if best is not None else r.observed
+        items, more = observed_items(observed)
         here = None
-        if r.date and r.status != evidence.NEEDS_CUDA:
+        if r.date and r.status != evidence.NEEDS_CUDA and (mine or best is None):
             here = {"device": r.device or "", "torch": r.torch or "", "date": _short_date(r.date),
                     "origin": _origin_text(r.origin)}
         body.append({
-            "status": r.status, "question": r.question, "id": r.id, "hash": r.snippet_hash[:8],
+            "status": status, "question": r.question, "id": r.id, "hash": r.snippet_hash[:8],
             "statement": statement_html(r.id, r.statement_source, sess), "here": here, "observed": items, "more": more,
             # nothing observed: a failure's own words, else the status in words (never the runner's English)
-            "message": "" if r.observed else (r.message or "") if r.status == evidence.FAILED else state(r.status).label,
+            "message": "" if observed else (r.message or "") if status == evidence.FAILED else state(status).label,
             "link": f"../{r.page[:-3]}/#claim-{r.id}" if r.page else "#",
             "elsewhere": [{"status": e.status, "device": e.device or e.device_key,
                            "torch": e.torch or "?", "date": _short_date(e.date),
