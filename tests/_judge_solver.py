@@ -7,6 +7,12 @@ adversarial examiner used on the bank (issue 36).
     A sharper form looks only at a number a cue word says is made of others (倍, 正好, 合计, 之和…): fewer
     items flagged, far fewer of them true.
 (b) Implausible values: a negative size, time or count; a percentage above 100; 「快 0 倍」. 错.
+(d) Words the value contradicts (a review of the bank, issue H9): a magnitude the sentence's other numbers
+    make impossible (a list said to grow that does not, until one element is divided or multiplied by 10:
+    「1、20、4 MiB」; a count ten times the one a word says: 「两遍法…是 20 次归约」; 「20 条对 1 条」); a count
+    larger than its own total (「6 格里有 10 格」); a nonzero count next to a negation (「没有 running 统计
+    （buffer 1 个）」, 「不经过它：…有 1 个」); a count that the names listed after it do not match
+    (「2 个（`square`）」). 错.
 (c) Otherwise the examiner guesses: 对 (nothing looks wrong), or by length with the best threshold and
     direction over the bank (an upper bound: it is fitted with the answers).
 
@@ -109,9 +115,62 @@ def implausible(text: str) -> bool:
     return any(float(m.group(1).replace(",", "")) > 100 for m in _PERCENT.finditer(text))
 
 
+_LIST = re.compile(r"\d[\d,.]*\s?(?:KiB|MiB|GiB|ms|µs|%)?(?:、\d[\d,.]*\s?(?:KiB|MiB|GiB|ms|µs|%)?){2,}")
+#: Chinese numerals before a counter of passes: 「两遍」 says 2; a count of passes said after it in digits
+_WORD_NUMBER = re.compile(r"([一两二三四五])[遍次轮趟]")
+_PASSES = re.compile(r"(?<![\d.])(\d+)\s?[遍次轮趟]")
+_CHINESE = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5}
+_PAIR = re.compile(r"(?<![\d.])(\d+)\s?([个条块次])对\s?(\d+)\s?\2")
+_OUT_OF = re.compile(r"(?<![\d.])(\d+)\s?([个格条块项层次])(?:里|中|之中|当中)(?:有|的)?\s?(\d+)")
+_NEGATED = (re.compile(r"(?:没有|不|无|未)[^。；，（(]{0,16}[（(][^）)]*?(?<![\d.])[1-9]\d*\s?(?:个|次|条|字节|项)"),
+            re.compile(r"(?:没有|不|无|未)[^。；]{0,20}?有\s?[1-9]\d*\s?(?:个|次|条|项)"))
+_NAMED = re.compile(r"(?<![\d.])(\d+)\s?个\s?[（(]((?:`[^`]+`[、,，\s]*)+)[）)]")
+
+
+def _parts(text: str) -> list[str]:
+    return [p for p in re.split(r"[。；]", text) if p.strip()]
+
+
+def _monotone(values: Sequence[float]) -> bool:
+    steps = [b - a for a, b in itertools.pairwise(values)]
+    return all(s > 0 for s in steps) or all(s < 0 for s in steps)
+
+
+def wrong_magnitude(text: str) -> bool:
+    """Rule (d) on magnitudes: a 、-list of three or more numbers that is not monotone but is once one of them is
+    divided or multiplied by 10; a number of a part ten times a number its words say (「两遍」); 「A 条对 B 条」
+    with A ten times B or more while A / 10 is no more than twice B."""
+    for m in _LIST.finditer(text):
+        values = [v * scale for v, scale in read(m.group())]
+        if len(values) >= 3 and not _monotone(values) and any(
+                _monotone([*values[:i], v * f, *values[i + 1:]]) for i, v in enumerate(values) for f in (0.1, 10)):
+            return True
+    for part in _parts(text):
+        for m in _WORD_NUMBER.finditer(part):
+            if any(float(n.group(1)) == 10 * _CHINESE[m.group(1)] for n in _PASSES.finditer(part, m.end())):
+                return True
+    for m in _PAIR.finditer(text):
+        a, b = sorted((float(m.group(1)), float(m.group(3))))
+        if a > 0 and b >= 10 * a and b / 10 <= 2 * a:
+            return True
+    return False
+
+
+def contradicted(text: str) -> bool:
+    """Rule (d) on words: a count larger than its total, a nonzero count after a negation, a count the listed
+    names do not match, or a magnitude the other numbers make impossible (:func:`wrong_magnitude`)."""
+    if any(float(m.group(3)) > float(m.group(1)) for m in _OUT_OF.finditer(text)):
+        return True
+    if any(r.search(text) for r in _NEGATED):
+        return True
+    if any(int(m.group(1)) != len(re.findall(r"`[^`]+`", m.group(2))) for m in _NAMED.finditer(text)):
+        return True
+    return wrong_magnitude(text)
+
+
 def flags(text: str, undo: Iterable[Callable[[float], float]] = UNDO_ALL, cued: bool = False) -> bool:
-    """Whether the prompt gives itself away as false by rule (a) or (b)."""
-    return implausible(text) or broken_arithmetic(text, undo, cued)
+    """Whether the prompt gives itself away as false by rule (a), (b) or (d)."""
+    return implausible(text) or contradicted(text) or broken_arithmetic(text, undo, cued)
 
 
 def solve(text: str, undo: Iterable[Callable[[float], float]] = UNDO_ALL, cued: bool = False) -> bool:

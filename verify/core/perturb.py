@@ -82,6 +82,23 @@ def likely_wrong_values(value: Any) -> Iterator[Any]:
             yield c
 
 
+
+def close_wrong_values(value: Any) -> Iterator[Any]:
+    """:func:`likely_wrong_values` without ten times more or less: the wrong values a sentence can say without
+    saying an impossible magnitude (「线性增长：1、20、4 MiB」 and 「两遍法是 20 次归约」 give themselves away).
+    A dict's values are each changed so, one at a time (:func:`wrong_values` would change a dict's first
+    value tenfold); a list as :func:`likely_wrong_values` changes it (an element doubled or halved, never tenfold)."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            for wrong in close_wrong_values(inner):
+                yield {**value, key: wrong}
+        return
+    tenfold = isinstance(value, (int, float)) and not isinstance(value, bool) and value != 0
+    for wrong in likely_wrong_values(value):
+        if not (tenfold and isinstance(wrong, (int, float)) and wrong != 0
+                and any(math.isclose(wrong, value * f) for f in (10, 0.1))):
+            yield wrong
+
 _TYPE_VALUES = {"bool": True, "int": 1, "float": 1.0, "str": "text", "list": [1], "dict": {"k": 1}}
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import msgspec
 
-from verify.core import binding, states
+from verify.core import binding, scope, states
 from verify.core.prose import Prose, shown
 from verify.core.records import Evidence
 from verify.quiz import drills
@@ -127,11 +127,12 @@ def _judgements(v: Ledger, seen: Mapping[str, Evidence | None], prose: Mapping[s
 
     def key(cid: str) -> str:
         spec, (question, record) = v.registry.claims[cid], asked[cid]
-        return _digest([cid, question, spec.statement, spec.expect, record.observed, _code(_JUDGE_CODE)])
+        return _digest([cid, question, spec.statement, spec.kind, scope.tag(spec, record), spec.expect, record.observed,
+                        _code(_JUDGE_CODE)])
 
     def make(cid: str) -> ClaimJudgement | None:
         spec, (question, record) = v.registry.claims[cid], asked[cid]
-        return claim_judgement(cid, question, spec.statement, spec.expect, record.observed)
+        return claim_judgement(cid, question, spec.statement, spec.expect, record.observed, spec.kind, scope.tag(spec, record))
 
     made = _remembered(v.settings.cache_dir / "quiz-judgements.json", {cid: key(cid) for cid in asked}, make,
                        msgspec.to_builtins, lambda data: msgspec.convert(data, ClaimJudgement))
