@@ -548,6 +548,7 @@ def test_judge_items_in_the_browser_check_the_answer_as_the_terminal_does(page, 
     page.locator("input[name=n]").fill("3")
     page.get_by_role("button", name="开始判断与计算").click()
     mine = [o for o in items if o["question"] == "expand-demo"]
+    results = []
     for _ in range(min(3, len(mine))):
         prompt = page.locator(".quiz-prompt").inner_text().split("\n", 1)[1].strip()
         item = next(o for o in mine if o["prompt"].replace("`", "") == prompt)  # code marks are shown as <code>
@@ -555,8 +556,12 @@ def test_judge_items_in_the_browser_check_the_answer_as_the_terminal_does(page, 
         verdict = page.get_by_test_id("verdict").inner_text()
         assert verdict == ("答对了：这句是对的" if item["answer"] else "答错了：这句是错的")
         assert check(Objective.from_json(item), "对") is verdict.startswith("答对了")
+        results.append("对" if item["answer"] else "错")
         page.locator(".quiz-rating button.suggested").click()
     assert page.locator("h2").first.inner_text() == "本轮小结"
+    # the summary says which were answered right, and the score
+    assert [c.inner_text() for c in page.locator(".quiz-summary td[data-label=结果]").all()] == results
+    assert page.locator(".quiz-score").inner_text() == f"答对 {results.count('对')} / {len(results)} 道"
     for answer in ("2.5", "2.52 GiB", "2.6", "", "1,280"):
         js = page.evaluate("([o, a]) => window.__quiz.checkObjective(o, a)",
                            [{"kind": "calc", "answer": 2.5, "tolerance": 0.01}, answer])

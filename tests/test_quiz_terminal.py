@@ -304,3 +304,19 @@ def test_drills_in_the_terminal(tmp_path):
     child.expect(pexpect.EOF)
     conn = sqlite3.connect(tmp_path / "data" / "verified-infra-interview" / "quiz.sqlite3")
     assert sorted(conn.execute("SELECT question_id, rating FROM reviews").fetchall()) == sorted((d["id"], 3) for d in drills.values())
+
+
+def test_a_round_of_items_with_one_right_answer_says_which_were_right_and_the_score():
+    """The summary of a 判断题 / 计算题 / drill round has a 结果 column and a score; a mock interview's has neither."""
+    from verify.quiz import practice  # noqa: PLC0415
+
+    rows = [practice.Row("A · 判断", "a/", 3, right=True), practice.Row("B · 计算", "b/", 1, right=False),
+            practice.Row("C · 计算", "c/", 3, right=True)]
+    with practice.console.capture() as out:
+        practice._summary(rows, mock=False)
+    text = out.get()
+    assert "结果" in text and "答对 2 / 3 道" in text
+    assert [line for line in text.splitlines() if "B · 计算" in line][0].count("错") == 1
+    with practice.console.capture() as out:
+        practice._summary([practice.Row("Q", "q/", 3, marks=("said",), points=("p",))], mock=True)
+    assert "结果" not in out.get() and "答对" not in out.get()

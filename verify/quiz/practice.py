@@ -69,6 +69,7 @@ class Row:
     seconds: float = 0.0
     marks: tuple[str, ...] = ()  # the candidate's mark of each key point (a mock interview)
     points: tuple[str, ...] = ()  # the key points marked
+    right: bool | None = None  # an item with one right answer (a drill, a 判断题, a 计算题): whether it was
 
 
 def _record(store: Progress, qid: str, rating: int, coverage: float | None, seconds: float | None) -> int:
@@ -91,6 +92,15 @@ def _rate(store: Progress, qid: str, coverage: float | None, seconds: float | No
         console.print("请输入 1、2、3 或 4。", style="yellow")
 
 
+#: how the summary says whether an item with one right answer was answered right
+RESULT = {True: "对", False: "错"}
+
+
+def score(checked: list[bool]) -> str:
+    """The round's score line under the summary (the browser writes the same: ``quiz.js``'s summary)."""
+    return f"答对 {sum(checked)} / {len(checked)} 道"
+
+
 def _summary(rows: list[Row], mock: bool) -> None:
     if not rows:
         return
@@ -100,12 +110,16 @@ def _summary(rows: list[Row], mock: bool) -> None:
 
     from verify.quiz.scoring import MARKS  # noqa: PLC0415
 
-    head = ["题目", *(["说到了", "没说到", "说错了", "用时"] if mock else []), "自评"]
+    checked = [r.right for r in rows if r.right is not None]
+    head = ["题目", *(["说到了", "没说到", "说错了", "用时"] if mock else []), *(["结果"] if checked else []), "自评"]
     table = Table(*head, title="本轮小结", title_justify="left")
     for r in rows:
         counts = [str(r.marks.count(m)) for m in MARKS] + [clock(r.seconds)] if mock else []
-        table.add_row(r.title, *counts, RATINGS[r.rating])
+        result = [RESULT[r.right] if r.right is not None else ""] if checked else []
+        table.add_row(r.title, *counts, *result, RATINGS[r.rating])
     console.print(table)
+    if checked:
+        console.print(score(checked), style="bold", markup=False)
     if not mock:
         return
     weak = [(m, point, r.link) for m in ("wrong", "missed") for r in rows for point, x in zip(r.points, r.marks) if x == m]
@@ -233,7 +247,7 @@ def drills(store: Progress, picked: list[Drill]) -> None:
             right = check(d, _predict(d))
             tui.reveal_drill(d, right)
             rating = _rate(store, d.id, None, None, default=3 if right else 1)
-            rows.append(Row(f"{d.title} · {d.claim}", d.page_url or d.url, rating))
+            rows.append(Row(f"{d.title} · {d.claim}", d.page_url or d.url, rating, right=right))
 
 
 def objective_feedback(item: Objective, right: bool) -> str:
@@ -241,7 +255,7 @@ def objective_feedback(item: Objective, right: bool) -> str:
     said = "答对了" if right else "答错了"
     if item.kind == "judge":
         return f"{said}：这句是{item.answer_text}的"
-    return f"{said}：答案{'' if right else '是'} {item.answer_text}（允许 ±{item.tolerance:.1%}）"
+    return f"{said}：答案{'' if right else '是'} {item.answer_text}（允许 ±{item.tolerance:.1%}，或两位有效数字）"
 
 
 def objective_reveal(item: Objective) -> list[tuple[str, str]]:
@@ -286,4 +300,4 @@ def objective(store: Progress, picked: list[Objective]) -> None:
             tui.link(item.page_url, item.url, f"docs/questions/{item.question}.md",
                      label="论断所在的页面" if judge else "页面与证据")
             rows.append(Row(f"{item.title} · {'判断' if judge else '计算'}", item.page_url or item.url,
-                            _rate(store, item.id, None, None, default=3 if right else 1)))
+                            _rate(store, item.id, None, None, default=3 if right else 1), right=right))

@@ -39,7 +39,7 @@
   function feedback(o, right) {
     var said = right ? "答对了" : "答错了";
     if (o.kind === "judge") return said + "：这句是" + o.answer_text + "的";
-    return said + "：答案" + (right ? "" : "是") + " " + o.answer_text + "（允许 ±" + (o.tolerance * 100).toFixed(1) + "%）";
+    return said + "：答案" + (right ? "" : "是") + " " + o.answer_text + "（允许 ±" + (o.tolerance * 100).toFixed(1) + "%，或两位有效数字）";
   }
 
   /** What follows the verdict (verify/quiz/practice.py: objective_reveal): the true sentence and its claim;

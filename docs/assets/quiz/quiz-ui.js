@@ -215,7 +215,7 @@
    *  when it was right, 重来 when not; the round goes on once it is rated. */
   function checkedRating(session, item, right) {
     return ratingBar(item.id, function (grade) {
-      session.rows.push({ q: item, grade: grade });
+      session.rows.push({ q: item, grade: grade, right: right });
       rate(item.id, grade, { correct: right });
       window.QuizUI.next(session);
     }, right ? 3 : 1);

@@ -280,7 +280,9 @@
     var mock = session.mode === "mock";
     view.appendChild(el("h2", { text: "本轮小结" }));
     function count(r, m) { return String(r.marks.filter(function (x) { return x === m; }).length); }
-    var head = ["题目"].concat(mock ? ["说到了", "没说到", "说错了", "用时"] : [], ["自评", "下次复习"]);
+    // an item with one right answer (a drill, a 判断题, a 计算题) says whether it was right, and the round its score
+    var checked = session.rows.filter(function (r) { return r.right !== undefined; });
+    var head = ["题目"].concat(mock ? ["说到了", "没说到", "说错了", "用时"] : [], checked.length ? ["结果"] : [], ["自评", "下次复习"]);
     var table = el("table", { cls: "quiz-summary" },
       el("thead", {}, el("tr", {}, ...head.map(function (h) { return el("th", { text: h }); }))));
     var body = el("tbody");
@@ -288,6 +290,7 @@
       var cells = [el("td", {}, el("a", { href: U.href(r.q.url), text: r.q.title + (r.q.claim ? " · " + r.q.claim : "") }))];
       if (mock) cells.push(el("td", { text: count(r, "said") }), el("td", { text: count(r, "missed") }),
                            el("td", { text: count(r, "wrong") }), el("td", { text: U.clock(r.seconds) }));
+      if (checked.length) cells.push(el("td", { text: r.right === undefined ? "" : r.right ? "对" : "错" }));
       cells.push(el("td", { text: U.RATINGS[r.grade - 1].label }), el("td", { text: U.fmtDue(new Date(U.state.progress.cards[r.q.id].due)) + "后" }));
       // each cell names its column, for a phone where the table stacks into one block per question
       cells.forEach(function (td, i) { td.setAttribute("data-label", head[i]); });
@@ -295,6 +298,10 @@
     });
     table.appendChild(body);
     view.appendChild(table);
+    if (checked.length) {
+      var right = checked.filter(function (r) { return r.right; }).length;
+      view.appendChild(el("p", { cls: "quiz-score", text: "答对 " + right + " / " + checked.length + " 道" }));
+    }
     if (mock) {
       var weak = [];  // what the candidate marked 说错了 first, then 没说到
       ["wrong", "missed"].forEach(function (m) {
