@@ -95,7 +95,8 @@ def write_sample_docs(docs_dir: Path) -> list[str]:
             "  - point: 宏展开成全局静态对象，构造函数在 main 之前注册\n"
             "    keywords: [静态, 构造函数]\n"
             "    synonyms: {静态: [static], 构造函数: [constructor]}",
-            "动态库里的注册什么时候发生？", "库被加载时，静态初始化运行。"),
+            "动态库里的注册什么时候发生？", "库被加载时，静态初始化运行。",
+            better="转置只交换 shape 和 stride，不搬数据：\n\n```claim\ndispatch-demo.size\n```"),
     }
     for qid, text in pages.items():
         (qdir / f"{qid}.md").write_text(text, encoding="utf-8")
@@ -154,7 +155,8 @@ def write_interview_page(docs_dir: Path) -> str:
     return "repeat-vs-expand"
 
 
-# One claim per sample page: the drills of a tiny site (fact, perf, error, fact).
+# One claim per sample page (fact, perf, error, fact), and a second fact on dispatch-demo that the 判断题 ask
+# as true (the id's hash picks that), so the sample has a true 判断题 now that timing claims are not asked.
 SNIPPET = """\
 import torch
 
@@ -184,6 +186,12 @@ def _(ctx):
        raises=("RuntimeError", "view size is not compatible"))
 def _(ctx):
     torch.ones(3, 4).t().view(12)
+
+
+@claim("dispatch-demo.size", question="dispatch-demo", statement="`torch.ones(3, 4).t()` 的形状是 {shape}。",
+       expect={"shape": [4, 3]})
+def _(ctx):
+    return {"shape": list(torch.ones(3, 4).t().shape)}
 
 
 @claim("repeat-vs-expand.demo", question="repeat-vs-expand", statement="`x.repeat(4, 1)` 是 contiguous 的：{contiguous}。",

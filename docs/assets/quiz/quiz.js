@@ -69,7 +69,9 @@
 
   // keepCount: the count still applies with one question chosen (a question's several items)
   function filters(items, withLimit, keepCount) {
-    var n = el("input", { type: "number", min: "1", max: String(items.length), value: String(Math.min(5, items.length)), name: "n" });
+    // a round of questions holds at most every question; a round of items (keepCount) may hold more than one a question
+    var n = el("input", { type: "number", min: "1", value: String(Math.min(5, items.length)), name: "n" });
+    if (!keepCount) n.max = String(items.length);
     var tag = el("select", { name: "tag" }, el("option", { value: "", text: "全部标签" }));
     bank.tags.forEach(function (t) { tag.appendChild(el("option", { value: t, text: t })); });
     var diff = el("select", { name: "difficulty" }, el("option", { value: "", text: "全部难度" }));
