@@ -195,7 +195,8 @@ def machines(cid: str, sess: session.Session) -> list[MachineStatus]:
     probe = sess.outcome.probe
     remote = [(dev, st, sess.outcome.remote[dev][cid]) for dev, st in sess.remote_statuses(cid).items()]
     names = [probe.device_name] + [other.provenance.device_name or dev for dev, _, other in remote]
-    here_key = probe.device_key if names.count(probe.device_name) > 1 else ""
+    # a reader's machine (no torch) is the build machine under its name alone: its key, ``reader``, is not a device's
+    here_key = probe.device_key if names.count(probe.device_name) > 1 and probe.torch else ""
     out = [MachineStatus(status, TEXT["here"].format(probe.device_name), here_key, probe.device_key,
                          _detail(record) if shown else "",
                          _origin_text(sess.origin(record)) if shown and record else "", state(status).mark_of(record),
