@@ -46,10 +46,11 @@ read: $(READ_VENV)/bin/verify
 setup: $(BIN)/verify
 	@$(BIN)/python -m verify.toolchain install --optional
 
-# Browser tests use Debian's chromium; screenshots need CJK fonts. Needs root (CI runs as root).
+# Browser tests use Debian's chromium; screenshots need CJK fonts; the 手撕 judge runs a candidate's code under
+# bubblewrap (no network, read-only root) where it is installed. Needs root (CI runs as root).
 system-deps:
-	@if ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -qi "noto.*cjk"; then \
-	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-noto-cjk; fi
+	@if ! command -v chromium >/dev/null || ! command -v bwrap >/dev/null || ! fc-list 2>/dev/null | grep -qi "noto.*cjk"; then \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-noto-cjk bubblewrap; fi
 
 verify: setup
 	$(BIN)/verify run
