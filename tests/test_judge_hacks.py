@@ -218,3 +218,16 @@ def test_the_cli_exit_codes_and_report(tmp_path):
     assert ok.returncode == 0 and "结果：通过" in ok.stdout, ok.stdout + ok.stderr
     assert bad.returncode == 1 and "看起来没有先减最大值" in bad.stdout and "--seed 38" in bad.stdout, bad.stdout
     assert sandbox.isolation() in ok.stdout.replace("\n", "")
+
+
+def test_a_checkout_or_environment_under_tmp_stays_visible_inside_bwrap(monkeypatch, tmp_path):
+    """bwrap gives the child an empty /tmp; the checkout (the child's own module, the problem) and the Python
+    environment are bound again after it, so a clone made under /tmp (as CI's is) still judges."""
+    from verify.judge import sandbox  # noqa: PLC0415
+
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: "/usr/bin/bwrap")
+    cmd = sandbox.command(tmp_path / "spec.json", tmp_path / "work", tmp_path / "cand")
+    tmpfs = cmd.index("--tmpfs")
+    bound = [cmd[i + 1] for i, arg in enumerate(cmd) if arg in ("--ro-bind", "--bind") and i > tmpfs]
+    for path in (*sandbox._needed(), tmp_path / "cand", tmp_path / "work"):
+        assert str(path) in bound, (path, cmd)

@@ -47,10 +47,21 @@ def command(spec: Path, work: Path, candidate_dir: Path) -> list[str]:
     bwrap = shutil.which("bwrap")
     if not bwrap:
         return inner
-    return [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            "--bind", str(work), str(work), "--ro-bind", str(candidate_dir), str(candidate_dir),
+    # /tmp is emptied for the child; what it must read that may live there (a checkout or an environment made
+    # under /tmp) is bound again, read-only, after it: mounts made later cover earlier ones
+    keep = [*_needed(), candidate_dir]
+    again = [arg for path in dict.fromkeys(str(p) for p in keep) for arg in ("--ro-bind", path, path)]
+    return [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *again,
+            "--bind", str(work), str(work),
             "--unshare-net", "--unshare-ipc", "--unshare-pid", "--die-with-parent", "--new-session",
             "--chdir", str(work), *inner]
+
+
+def _needed() -> list[Path]:
+    """What the child reads besides the candidate's folder: the checkout holding this package (the child's own
+    module, the problem's files) and the Python environment it runs in."""
+    return [Path(child.__file__).resolve().parents[2], Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
+            Path(os.path.realpath(sys.executable)).parent]
 
 
 def _limits(cpu_seconds: int) -> None:
