@@ -163,7 +163,20 @@ def message(page: Any) -> str | None:
 
 
 def mark_loaded(page: Any) -> None:
-    page.evaluate("window.__servedBefore = true")
+    """Mark the page as loaded, once it has settled: on a busy machine a reload the previous rebuild started may
+    still land just now, and marking a page that is navigating away fails (its script context is destroyed)."""
+    from playwright.sync_api import Error  # noqa: PLC0415
+
+    for _ in range(20):
+        try:
+            page.wait_for_load_state("load")
+            page.evaluate("window.__servedBefore = true")
+            return
+        except Error as exc:
+            if "Execution context was destroyed" not in str(exc):
+                raise
+            time.sleep(0.25)
+    raise AssertionError("the page kept reloading: no rebuild settled within 20 tries")
 
 
 @pytest.fixture(scope="module")
