@@ -66,6 +66,7 @@ def run(problem_id: IdArg,
         file: Annotated[Path, typer.Argument(metavar="文件", help="你的解答（.py）")],
         seed: Annotated[int | None, typer.Option("--seed", metavar="<整数>", help="随机用例的种子（重放一次评测）")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="以 JSON 输出报告")] = False,
+        gpu: Annotated[bool, typer.Option("--gpu/--no-gpu", help="核函数题：附上编译或模拟得到的 GPU 一节（默认附上）")] = True,
         root: RootOpt = None) -> None:
     """评测一个解答文件：退出码 0 通过，1 未通过，2 解答的代码或环境出错。"""
     from verify.judge import judge, report  # noqa: PLC0415
@@ -74,7 +75,7 @@ def run(problem_id: IdArg,
     if not file.is_file():
         console.print(f"没有这个文件：{file}", style="red", markup=False)
         raise typer.Exit(2)
-    result = judge.judge(p, file, seed)
+    result = judge.judge(p, file, seed, gpu=gpu)
     if as_json:
         typer.echo(json.dumps(report.as_json(result), ensure_ascii=False, indent=1))
     else:

@@ -73,8 +73,12 @@ class Unreadable:
         return f"<{self.text}>"
 
 
-def save(path: Path, data: dict[str, Any], language: str) -> None:
-    if language == "python":
+#: the languages whose cases and results travel as JSON (the others as tensors)
+JSON = ("python", "cpp")
+
+
+def save(path: Path, data: Any, language: str) -> None:
+    if language in JSON:
         path.write_text(json.dumps(encode_json(data)), encoding="utf-8")
     else:
         import torch  # noqa: PLC0415
@@ -84,7 +88,7 @@ def save(path: Path, data: dict[str, Any], language: str) -> None:
 
 def load(path: Path, language: str) -> Any:
     """A file the other process wrote; a PyTorch file only as tensors and plain containers."""
-    if language == "python":
+    if language in JSON:
         return decode_json(json.loads(path.read_text(encoding="utf-8")))
     import torch  # noqa: PLC0415
 
@@ -150,9 +154,11 @@ def dispatch_log() -> Any:
         def __init__(self) -> None:
             super().__init__()
             self.ops: list[str] = []
+            self.paused = 0  # while a kernel runs in Triton's interpreter: its copies are not the solution's
 
         def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-            self.ops.append(str(func.overloadpacket))
+            if not self.paused:
+                self.ops.append(str(func.overloadpacket))
             out = func(*args, **(kwargs or {}))
             if func in fresh and isinstance(out, torch.Tensor) and (out.is_floating_point() or out.is_complex()):
                 out.fill_(float("nan"))
@@ -192,20 +198,49 @@ def _error(exc: BaseException, path: str) -> dict[str, str]:
     return {"type": type(exc).__name__, "message": str(exc)[:TEXT_CAP], "where": where[-TEXT_CAP:]}
 
 
+def _launches() -> Any:
+    """The sibling module that runs kernel problems (loaded by path: this process imports no package of ours)."""
+    where = Path(__file__).with_name("launches.py")
+    module_spec = importlib.util.spec_from_file_location("judge_launches", where)
+    assert module_spec is not None and module_spec.loader is not None
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
+
+
 # --- the run -------------------------------------------------------------------------------------
 
 def main(spec_path: str) -> int:
+    """Run the spec's candidate file (or each of its ``runs``: the known-wrong solutions a report compares a
+    failing case with) on its cases, each run's result to its own file."""
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
-    language, path = spec["language"], spec["candidate"]
-    out: dict[str, Any] = {"refused": [], "called": [], "import_error": None, "cases": []}
+    language = spec["language"]
     cases = load(Path(spec["cases"]), language)
-    log = None
+    called: list[str] = []
+    log, kernels, watch = None, None, None
     if language != "python":
         import torch  # noqa: PLC0415,F401  (before the hook: torch's own imports are not the candidate's)
 
-        forbid_calls(spec["forbidden_calls"], out["called"])
+        forbid_calls(spec["forbidden_calls"], called)
         log = dispatch_log()
+        if language in ("triton", "numba"):
+            kernels = _launches()
+            watch = kernels.Launches()
+            kernels.install(language, spec.get("tools", ""), watch, log)
         log.__enter__()
+    for run in spec["runs"]:
+        called.clear()
+        out = _run(spec, run["candidate"], cases, log, kernels, watch)
+        out["called"] = list(called)
+        save(Path(run["result"]), out, language)
+    if log is not None:
+        log.__exit__(None, None, None)
+    return 0
+
+
+def _run(spec: dict[str, Any], path: str, cases: Any, log: Any, kernels: Any, watch: Any) -> dict[str, Any]:
+    language = spec["language"]
+    out: dict[str, Any] = {"refused": [], "import_error": None, "cases": []}
     install_import_hook(set(spec["imports"]), path, out["refused"])
     try:
         module_spec = importlib.util.spec_from_file_location(CANDIDATE, path)
@@ -220,8 +255,12 @@ def main(spec_path: str) -> int:
     for args in cases if entry is not None else []:
         given = _clone(args) if language != "python" else json.loads(json.dumps(encode_json(args)))
         call_args = given if language != "python" else decode_json(given)
+        if language == "numba":
+            call_args = kernels.to_numpy(call_args)
         if log is not None:
             log.ops = []
+        if watch is not None:
+            watch.reset()
         start = time.perf_counter()
         case: dict[str, Any] = {}
         value: Any = None
@@ -231,15 +270,17 @@ def main(spec_path: str) -> int:
             case["error"] = _error(exc, path)
         case["seconds"] = time.perf_counter() - start
         case["ops"] = sorted(set(log.ops)) if log is not None else []  # before the copies below are logged
+        if language == "numba":
+            value, call_args = kernels.to_torch(value), kernels.to_torch(call_args)
+        if watch is not None:
+            case["launches"] = watch.count
+            case["kernel_wrote"] = "error" not in case and watch.wrote(value)
         if "error" not in case:
             case["value"] = _sendable(value, language)
         case["inputs_after"] = _sendable(list(call_args), language)
         out["cases"].append(case)
-    if log is not None:
-        log.__exit__(None, None, None)
     builtins.__import__ = _REAL_IMPORT
-    save(Path(spec["result"]), out, language)
-    return 0
+    return out
 
 
 _REAL_IMPORT = builtins.__import__

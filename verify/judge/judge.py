@@ -21,7 +21,10 @@ from typing import Any, Literal
 
 from verify.judge import child, compare, loading, sandbox
 from verify.judge.compare import Mismatch, Outcome
-from verify.judge.problem import Problem
+from verify.judge.gpu import Section
+from verify.judge.gpu import sections as gpu_sections
+from verify import toolchain
+from verify.judge.problem import KERNELS, TENSORS, Problem
 
 Verdict = Literal["pass", "fail", "error"]
 EXIT = {"pass": 0, "fail": 1, "error": 2}
@@ -43,6 +46,7 @@ class Report:
     detail: str = ""  # a traceback or the child's output, for an error
     isolation: str = ""
     seconds: float = 0.0
+    gpu: list[Section] = field(default_factory=list)  # a kernel problem's GPU sections (verify.judge.gpu)
 
     @property
     def exit_code(self) -> int:
@@ -103,15 +107,18 @@ def _same_inputs(before: tuple[Any, ...], after: Any) -> bool:
 
 
 def _value_check(problem: Problem) -> Callable[[Any, Any], list[Mismatch]]:
-    if problem.language == "python":
+    if problem.language not in TENSORS:
         return compare.exact
     return lambda e, g: compare.outputs(e, g, problem.outputs, problem.tolerance)
 
 
-def _ops(problem: Problem, ops: list[str]) -> str:
-    """Why the operator log fails the case, or ''."""
-    if problem.language == "python":
+def _ops(problem: Problem, got: dict[str, Any]) -> str:
+    """Why the operator log (and, for a kernel problem, its launches) fails the case, or ''."""
+    if problem.language not in TENSORS:
         return ""
+    ops = [str(op) for op in got.get("ops", [])]
+    if problem.language in KERNELS:
+        return _launched(problem, got, ops)
     if not ops:
         return "没有记录到任何 torch 算子：结果不是用 torch 算出来的（或关掉了 dispatch）"
     used = set(ops)
@@ -124,24 +131,60 @@ def _ops(problem: Problem, ops: list[str]) -> str:
     return ""
 
 
+def _launched(problem: Problem, got: dict[str, Any], ops: list[str]) -> str:
+    """A kernel problem: a kernel ran, the value is what it wrote, and outside it only allowed operators ran."""
+    if not got.get("launches"):
+        return "没有启动任何核函数：本题要求结果由核函数算出"
+    outside = sorted(set(ops) & set(problem.ops.forbidden) |
+                     (set(ops) - set(problem.ops.allowed) if problem.ops.allowed else set()))
+    if outside:
+        return f"核函数之外用 torch 算了本该在核函数里算的东西（{', '.join(outside[:8])}）"
+    if not got.get("kernel_wrote"):
+        return "返回的结果不是核函数写下的：它和任何一次核函数启动后留下的数组都不一样"
+    return ""
+
+
 def _run_child(problem: Problem, candidate: Path, prepared: Prepared, work: Path) -> tuple[sandbox.Run, Any]:
-    cases, result = work / "cases.bin", work / "result.bin"
-    child.save(cases, prepared.args, problem.language)  # type: ignore[arg-type]
+    if problem.language == "cpp":  # compiled with sanitizers and run by its driver: verify.judge.cpp
+        from verify.judge import cpp  # noqa: PLC0415
+
+        return cpp.run_child(problem, candidate, prepared, work)
+    ran, results = _spawn(problem, [candidate], prepared, work)
+    return ran, results[0]
+
+
+def _run_children(problem: Problem, files: list[Path], prepared: Prepared, work: Path) -> list[Any]:
+    """The result of each file on the cases, from one child (a C++ file: one build and run each)."""
+    if problem.language == "cpp":
+        from verify.judge import cpp  # noqa: PLC0415
+
+        return [cpp.run_child(problem, f, prepared, work / f"m{k}")[1] for k, f in enumerate(files)]
+    return _spawn(problem, files, prepared, work)[1]
+
+
+def _spawn(problem: Problem, files: list[Path], prepared: Prepared, work: Path) -> tuple[sandbox.Run, list[Any]]:
+    cases = work / "cases.bin"
+    child.save(cases, prepared.args, problem.language)
+    runs = [{"candidate": str(f), "result": str(work / f"result{k}.bin")} for k, f in enumerate(files)]
+    tools = str(toolchain.folder()) if problem.language in KERNELS else ""
     spec = work / "spec.json"
-    spec.write_text(json.dumps({"language": problem.language, "candidate": str(candidate), "entry": problem.entry,
+    spec.write_text(json.dumps({"language": problem.language, "entry": problem.entry, "runs": runs,
                                 "imports": problem.imports, "forbidden_calls": problem.forbidden_calls,
-                                "cases": str(cases), "result": str(result)}), encoding="utf-8")
-    ran = sandbox.run(spec, work, candidate.parent, problem.timeout_s)
-    if ran.returncode != 0 or not result.is_file():
-        return ran, None
+                                "cases": str(cases), "tools": tools}), encoding="utf-8")
+    ran = sandbox.run(spec, work, files[0].parent, problem.timeout_s)
+    return ran, [_read(problem, Path(r["result"])) if ran.returncode == 0 else None for r in runs]
+
+
+def _read(problem: Problem, result: Path) -> Any:
     try:
-        return ran, child.load(result, problem.language)
+        return child.load(result, problem.language) if result.is_file() else None
     except Exception:  # noqa: BLE001  (the child's file is untrusted: any failure to read it is an error)
-        return ran, None
+        return None
 
 
-def judge(problem: Problem, candidate: Path, seed: int | None = None) -> Report:
-    """Judge ``candidate`` (a file) on ``problem``; ``seed`` replays a draw of the random cases."""
+def judge(problem: Problem, candidate: Path, seed: int | None = None, gpu: bool = False) -> Report:
+    """Judge ``candidate`` (a file) on ``problem``; ``seed`` replays a draw of the random cases; ``gpu`` adds a
+    kernel problem's GPU sections (compiled or simulated, beside the reference solution's)."""
     start = time.perf_counter()
     seed = problem.seed if seed is None else seed
     candidate = candidate.resolve()
@@ -153,6 +196,8 @@ def judge(problem: Problem, candidate: Path, seed: int | None = None) -> Report:
     _verdicts(problem, prepared, ran, result, report)
     if report.verdict == "fail" and report.case in prepared.names:
         _name_the_bug(problem, prepared, report, result)
+    if gpu and report.verdict != "error" and problem.language in KERNELS:
+        report.gpu = gpu_sections(problem, candidate, prepared)
     report.seconds = time.perf_counter() - start
     return report
 
@@ -191,7 +236,7 @@ def _verdicts(problem: Problem, prepared: Prepared, ran: sandbox.Run, result: An
             report.fail("error", name, "解答抛出了异常", compare.outcomes(args, expected, outcome, check_value, check),
                         detail=str(got.get("error", {}).get("where", "")))
             continue
-        why = _ops(problem, list(got.get("ops", [])))
+        why = _ops(problem, got)
         if why:
             report.fail("fail", name, why)
             continue
@@ -218,9 +263,7 @@ def _name_the_bug(problem: Problem, prepared: Prepared, report: Report, result: 
     got = _outcome(result["cases"][i])
     check_value = _value_check(problem)
     check = getattr(loading.module(problem.path / "reference.py", "reference"), "check", None)
-    for path in problem.mutant_files():
-        fn = getattr(loading.module(path, f"mutant_{path.stem}"), problem.entry)
-        theirs = _call(fn, _copy(args))
+    for stem, theirs in _mutant_outcomes(problem, prepared, i).items():
         their_mismatches = compare.outcomes(args, expected, theirs, check_value, check)
         if not their_mismatches:
             continue
@@ -229,5 +272,19 @@ def _name_the_bug(problem: Problem, prepared: Prepared, report: Report, result: 
         else:
             alike = compare.same_bug(their_mismatches, report.mismatches)
         if alike:
-            report.mutant, report.hint = path.stem, problem.mutants[path.stem]
+            report.mutant, report.hint = stem, problem.mutants[stem]
             return
+
+
+def _mutant_outcomes(problem: Problem, prepared: Prepared, i: int) -> dict[str, Outcome]:
+    """Each known-wrong solution's outcome on case ``i``: called here for Python and PyTorch (the checkout's
+    reviewed code), run in one more child for a kernel or C++ problem (an interpreter, a simulator, a build)."""
+    files = problem.mutant_files()
+    if problem.language in ("python", "torch"):
+        return {p.stem: _call(getattr(loading.module(p, f"mutant_{p.stem}"), problem.entry), _copy(prepared.args[i]))
+                for p in files}
+    one = Prepared([prepared.names[i]], [prepared.args[i]], [prepared.expected[i]])
+    with tempfile.TemporaryDirectory(prefix="judge-") as tmp:
+        results = _run_children(problem, files, one, Path(tmp))
+    return {p.stem: _outcome(r["cases"][0]) for p, r in zip(files, results)
+            if isinstance(r, dict) and len(r.get("cases", [])) == 1}

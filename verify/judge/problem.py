@@ -20,6 +20,10 @@ import yaml
 from verify.errors import ClaimError
 
 PROBLEMS = Path("snippets") / "judge"
+#: the languages whose cases and outputs are tensors (a numba solution is given and returns NumPy arrays)
+TENSORS = ("torch", "triton", "numba")
+#: the languages whose solution must launch a kernel
+KERNELS = ("triton", "numba")
 FILE = "problem.yaml"
 
 _Id = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*$", max_length=60)]
@@ -47,12 +51,17 @@ class Output(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 class Ops(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     required: list[list[_Op]] = []  # each inner list: one of these must run (alternatives)
     forbidden: list[_Op] = []
+    #: a kernel problem: the only operators the solution's own PyTorch code may run (allocation, views,
+    #: copies); the arithmetic must happen in the kernel. Empty: no such list.
+    allowed: list[_Op] = []
 
 
 class Problem(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     id: _Id
     title: _Text
-    language: Literal["python", "torch"]
+    #: python and torch run in the child as they are; triton in Triton's interpreter, numba in numba's CUDA
+    #: simulator (both on the CPU, a kernel launch required); cpp compiled by g++ with sanitizers
+    language: Literal["python", "torch", "triton", "numba", "cpp"]
     entry: _Name
     interface: _Text
     questions: Annotated[list[_Id], msgspec.Meta(min_length=1)]
@@ -104,8 +113,8 @@ def load(folder: Path) -> Problem:
     if files != set(problem.mutants):
         problems.append(f"mutants without a hint: {sorted(files - set(problem.mutants))}; hints without a file: "
                         f"{sorted(set(problem.mutants) - files)}")
-    if problem.language == "torch" and not problem.outputs:
-        problems.append("a PyTorch problem names its outputs (name and dtype)")
+    if problem.language in TENSORS and not problem.outputs:
+        problems.append(f"a {problem.language} problem names its outputs (name and dtype)")
     if problems:
         raise ProblemError(f"{where}: " + "; ".join(problems))
     return problem

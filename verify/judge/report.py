@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from verify.judge import gpu
 from verify.judge.judge import Report
 
 VERDICT = {"pass": "通过", "fail": "未通过", "error": "出错（解答的代码或运行环境）"}
@@ -26,6 +27,7 @@ def text(report: Report, file: str) -> str:
             lines.append(f"像这个已知错误（{report.mutant}）：{report.hint}")
         if report.detail:
             lines += ["详情：", *("  " + line for line in report.detail.rstrip().splitlines()[-20:])]
+    lines += gpu.lines(report.gpu)
     lines.append(f"隔离：{report.isolation}")
     lines.append(f"用时 {report.seconds:.1f} 秒（含启动子进程；PyTorch 题含导入 torch）")
     return "\n".join(lines)

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from verify import toolchain
 from verify.judge import child
 
 #: bytes of address space the child may map: torch maps about 1.5 GiB at import
@@ -61,7 +62,7 @@ def _needed() -> list[Path]:
     """What the child reads besides the candidate's folder: the checkout holding this package (the child's own
     module, the problem's files) and the Python environment it runs in."""
     return [Path(child.__file__).resolve().parents[2], Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
-            Path(os.path.realpath(sys.executable)).parent]
+            Path(os.path.realpath(sys.executable)).parent, *([toolchain.folder()] if toolchain.folder().is_dir() else [])]
 
 
 def _limits(cpu_seconds: int) -> None:
