@@ -297,6 +297,40 @@ def objective(n: NOpt = 10, kind: Annotated[str | None, typer.Option(metavar="ju
 
 
 @quiz_app.command(cls=zh.Command)
+def handwrite(n: Annotated[int, typer.Option("-n", metavar="<题数>", help="本轮题数")] = 1,
+              problem: Annotated[str | None, typer.Option("--problem", "-p", metavar="<题目>",
+                                                          help="只练这道手撕题（verify judge list 列出全部）")] = None,
+              question: QuestionOpt = None, tag: TagOpt = [], difficulty: DiffOpt = None,  # noqa: B006
+              due: DueOpt = False, db: DbOpt = None, seed: SeedOpt = None, root: RootOpt = None) -> None:
+    """手撕：读题，在 $EDITOR 里写解答，本地评测器判对错。
+
+    通过后给出参考解；核函数题的报告里有编译或模拟得到的 GPU 一节，与参考解并列。
+    一次通过默认自评「良好」，改过才通过为「困难」，放弃为「重来」；FSRS 据此安排复习。
+    """
+    from verify.judge import problem as problems  # noqa: PLC0415
+    from verify.quiz import handwrite as hw  # noqa: PLC0415
+
+    settings = settings_for(root)
+    found = problems.all_problems(settings.root)
+    if problem is not None and problem not in {p.id for p in found}:
+        raise _fail(f"没有这道手撕题：{problem}（verify judge list 列出全部）")
+    questions = load_outline(settings)
+    check_known(questions, question, tag)
+    pool = [c for c in hw.items(found, questions)
+            if (problem is None or c.problem == problem) and (question is None or c.question == question)]
+    if not pool:
+        console.print("没有符合条件的手撕题。", style="yellow")
+        return
+    store = practice.open_progress(db)
+    picked = practice.pick(pool, store, n, tag, _difficulty_range(difficulty), due, seed)
+    if not picked:
+        store.close()
+        _nothing(due)
+        return
+    hw.run(store, store.path.parent, picked)
+
+
+@quiz_app.command(cls=zh.Command)
 def stats(db: DbOpt = None, root: RootOpt = None) -> None:
     """复习进度：每道题的状态和下次复习时间。
 

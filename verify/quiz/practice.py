@@ -21,9 +21,10 @@ from verify.quiz.tui import Panel, clock, console, read_answer
 
 if TYPE_CHECKING:
     from verify.quiz.progress import Progress
+    from verify.quiz.handwrite import Handwrite
     from verify.quiz.schema import Bank, Drill, Objective, Question
 
-Item = TypeVar("Item", "Question", "Drill", "Objective")
+Item = TypeVar("Item", "Question", "Drill", "Objective", "Handwrite")
 
 
 def open_progress(db: Any) -> Progress:
