@@ -265,3 +265,22 @@ def test_search_does_not_index_the_ledger_or_the_evidence_details(site):
     for doc in index["docs"]:
         if doc["location"].startswith("evidence/"):
             assert not [cid for cid in some if cid in doc["text"]], doc["location"]
+
+
+def test_every_problem_has_a_page_and_its_question_pages_link_it(site):
+    """Each 手撕 problem's page shows its interface, its starter and the command that judges it; each question page
+    it names links that page, and the judge page links it under the problem's heading."""
+    import html  # noqa: PLC0415
+
+    from verify.judge import problem  # noqa: PLC0415
+
+    judge_page = (site / "judge" / "index.html").read_text(encoding="utf-8")
+    for p in problem.all_problems(ROOT):
+        text = html.unescape((site / "judge" / p.id / "index.html").read_text(encoding="utf-8"))
+        starter = sorted(p.path.glob("starter.*"))[0].read_text(encoding="utf-8").strip().splitlines()[-1].strip()
+        assert p.interface in text and f"verify judge run {p.id}" in text, p.id
+        assert starter and starter in re.sub(r"<[^>]+>", "", text), (p.id, starter)
+        assert f'href="{p.id}/"' in judge_page, p.id
+        for q in p.questions:
+            page = (site / "questions" / q / "index.html").read_text(encoding="utf-8")
+            assert f'href="../../judge/{p.id}/"' in page, (p.id, q)

@@ -31,7 +31,7 @@ from verify import build  # noqa: F401  (the engine behind the pages)
 from verify.running import quiet
 from verify.settings import Settings
 from verify.site import quiz as site_quiz
-from verify.site import rendercache, rewatch, session
+from verify.site import problems, rendercache, rewatch, session
 from verify.storage.fs import atomic_write_text
 
 LEDGER_FORMAT = 1
@@ -53,10 +53,32 @@ def on_config(config: Any, **kwargs: Any) -> Any:
     return config
 
 
+def on_files(files: Any, config: Any, **kwargs: Any) -> Any:
+    """A page for each 手撕 problem (``judge/<id>.md``), made from its folder under ``snippets/judge/``."""
+    from mkdocs.structure.files import File  # noqa: PLC0415
+
+    try:
+        made = problems.pages(settings_mod.for_site().root)
+    except ClaimError as exc:  # a problem folder that does not fit its schema: the message names the file
+        raise PluginError(str(exc)) from exc
+    for uri, content in made.items():
+        files.append(File.generated(config, uri, content=content))
+    return files
+
+
 def on_page_markdown(markdown: str, page: Any, **kwargs: Any) -> str:
-    """The quiz page gets one empty ``q=<id>`` target per question page: each page's 练这道题 link
-    (``quiz.md#q=<id>``, which the quiz reads to open that question) then names an anchor the page has, and
-    MkDocs' link check stops reporting thirty missing anchors on every build."""
+    """A question page gets its 手撕练习 line (:mod:`verify.site.problems`). The quiz page gets one empty
+    ``q=<id>`` target per question page: each page's 练这道题 link (``quiz.md#q=<id>``, which the quiz reads to
+    open that question) then names an anchor the page has, and MkDocs' link check stops reporting thirty
+    missing anchors on every build."""
+    uri, root = page.file.src_uri, settings_mod.for_site().root
+    try:
+        if uri == "judge.md":
+            return problems.with_problem_links(markdown, root)
+        if uri.startswith("questions/"):
+            return problems.with_practice(markdown, problems.practice_line(root, Path(uri).stem))
+    except ClaimError as exc:  # a problem folder that does not fit its schema: the message names the file
+        raise PluginError(str(exc)) from exc
     if "```quizbank" not in markdown:
         return markdown
     pages = sorted((settings_mod.for_site().docs_dir / "questions").glob("*.md"))

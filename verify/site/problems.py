@@ -1,0 +1,115 @@
+"""The 手撕 problems on the site: one page per problem, and a line on each question page that links its problems.
+
+A problem page (``judge/<id>.md``, made at build time from the problem's folder, never written to ``docs/``)
+shows the statement, the interface, the starter, how the solution is run, and the commands that judge it
+and practise it. Whether the judge tells right from wrong is the problem's claim, shown once, on the judge
+page (``judge.md#<id>``); the problem page links it. Each question page that a problem names gets a line
+before its evidence (「手撕练习：…」), so a page never links a problem that does not exist.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from verify.judge.problem import Problem, all_problems
+
+FOLDER = "judge"
+#: how each language's solution is run, as the page says it
+RUNS = {
+    "python": "在独立子进程里运行 Python。",
+    "torch": "在独立子进程里用 CPU 上的 PyTorch 运行，并记录实际跑了哪些 ATen 算子。",
+    "triton": "在 Triton 的解释器里运行（CPU 上逐个 program 执行，没有 GPU）：结果必须由核函数写出。",
+    "numba": "在 numba 的 CUDA 模拟器里运行（每个线程是一个 Python 线程，没有 GPU）：结果必须由核函数写出。",
+    "cpp": "用 g++ 编译（带 AddressSanitizer、UBSan，并发题用 ThreadSanitizer），在独立进程里运行。",
+}
+_EVIDENCE = re.compile(r"^## 证据\s*$", re.MULTILINE)
+
+
+def src_uri(problem_id: str) -> str:
+    return f"{FOLDER}/{problem_id}.md"
+
+
+def _starter(p: Problem) -> tuple[str, str]:
+    path = sorted(p.path.glob("starter.*"))[0]
+    lang = {".py": "python", ".cpp": "cpp", ".h": "cpp", ".hpp": "cpp", ".cu": "cuda"}.get(path.suffix, "")
+    return path.name, f"```{lang}\n{path.read_text(encoding='utf-8').rstrip()}\n```"
+
+
+def _statement(p: Problem) -> str:
+    """The statement without its own title (the page's title is the problem's)."""
+    text = (p.path / "statement.md").read_text(encoding="utf-8").strip()
+    lines = text.splitlines()
+    body = lines[1:] if lines and lines[0].startswith("# ") else lines
+    return "\n".join(body).strip()
+
+
+def page(p: Problem) -> str:
+    """The markdown of ``p``'s page."""
+    name, starter = _starter(p)
+    ext = Path(name).suffix
+    questions = "、".join(f"[{q}](../questions/{q}.md)" for q in p.questions)
+    return f"""# {p.title}
+
+`{p.id}` · 接口 `{p.interface}` · 原理见 {questions}
+
+{_statement(p)}
+
+## 起始代码（`{name}`）
+
+{starter}
+
+## 评测
+
+{RUNS[p.language]}容差：{_tolerance(p)}。
+
+```bash
+verify judge show {p.id}                     # 题面、接口、起始代码
+verify judge run {p.id} 你的解答{ext}           # 退出码 0 通过，1 未通过，2 代码或环境出错
+verify quiz handwrite --problem {p.id}       # 在 $EDITOR 里写，评测，按结果排复习
+```
+
+评测器认得出 {len(p.mutants)} 种常见错误；它分得清对错，是构建时跑出来的：见[手撕题总页](../judge.md#{p.id})。
+"""
+
+
+def _tolerance(p: Problem) -> str:
+    tol = p.tolerance
+    if not tol.rtol and not tol.atol:
+        return tol.reason
+    return f"rtol {tol.rtol:g}、atol {tol.atol:g}（{tol.reason}）"
+
+
+def pages(root: Path) -> dict[str, str]:
+    """Every problem page: its ``src_uri`` -> its markdown."""
+    return {src_uri(p.id): page(p) for p in all_problems(root)}
+
+
+def practice_line(root: Path, question: str, base: str = "../") -> str:
+    """The 手撕练习 line of a question page, or '' where no problem names it."""
+    named = [p for p in all_problems(root) if question in p.questions]
+    if not named:
+        return ""
+    links = "；".join(f"[{p.title}]({base}{src_uri(p.id)})" for p in named)
+    return f"手撕练习：{links}。写完在本地评测：`verify judge run <题目> 你的文件`，或 `verify quiz handwrite`。"
+
+
+def with_problem_links(markdown: str, root: Path) -> str:
+    """The judge page with a link to each problem's page under that problem's heading (``{#<id>}``)."""
+    for p in all_problems(root):
+        heading = re.compile(r"^##[^\n]*\{#" + re.escape(p.id) + r"\}[ \t]*$", re.MULTILINE)
+        found = heading.search(markdown)
+        if found is not None:
+            link = f"\n\n题面、起始代码和评测命令：[{p.title}]({src_uri(p.id)})"
+            markdown = markdown[:found.end()] + link + markdown[found.end():]
+    return markdown
+
+
+def with_practice(markdown: str, line: str) -> str:
+    """``markdown`` with ``line`` before its evidence section (at its end where it has none)."""
+    if not line:
+        return markdown
+    found = _EVIDENCE.search(markdown)
+    if found is None:
+        return markdown.rstrip() + "\n\n" + line + "\n"
+    return markdown[:found.start()] + line + "\n\n" + markdown[found.start():]
