@@ -231,3 +231,21 @@ def test_a_checkout_or_environment_under_tmp_stays_visible_inside_bwrap(monkeypa
     bound = [cmd[i + 1] for i, arg in enumerate(cmd) if arg in ("--ro-bind", "--bind") and i > tmpfs]
     for path in (*sandbox._needed(), tmp_path / "cand", tmp_path / "work"):
         assert str(path) in bound, (path, cmd)
+
+
+@pytest.mark.parametrize("fresh", ["torch.empty_like(x)", "x.new_empty(x.shape)", "torch.empty_strided(x.shape, x.stride())",
+                                   "torch.Tensor(*x.shape)", "torch.empty(0).resize_(x.shape)",
+                                   "torch.empty(x.numel()).view(x.shape)"])
+def test_returning_memory_a_freed_reference_left_fails(tmp_path, fresh):
+    """The shortcut of judges that compute the expected output in the solution's process: free it, then return fresh
+    memory that still holds it. Here the expected values are never in the child, and a new tensor is NaN where
+    nothing wrote it: the reference's output, computed just before in a real judge, is not there to find."""
+    report = _judge(tmp_path, f"""
+        import torch
+
+        def softmax(x):
+            warm = torch.exp(x - x.max(dim=1, keepdim=True).values)  # the required operator runs, then is freed
+            del warm
+            return {fresh}
+    """)
+    assert report.verdict == "fail" and report.reason == "输出不对", report
