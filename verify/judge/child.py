@@ -228,14 +228,25 @@ def main(spec_path: str) -> int:
             watch = kernels.Launches()
             kernels.install(language, spec.get("tools", ""), watch, log)
         log.__enter__()
+    trace = _sim_report(spec, kernels)
     for run in spec["runs"]:
         called.clear()
         out = _run(spec, run["candidate"], cases, log, kernels, watch)
         out["called"] = list(called)
         save(Path(run["result"]), out, language)
+        if trace is not None:
+            save(Path(run["trace"]), trace.take(), language)
     if log is not None:
         log.__exit__(None, None, None)
     return 0
+
+
+def _sim_report(spec: dict[str, Any], kernels: Any) -> Any:
+    """The simulated-GPU report mode of a numba problem (the spec's ``trace`` is true): every element access of
+    the kernels is recorded, and each run's record goes to its ``trace`` file for :mod:`verify.judge.gpu_numba`."""
+    if kernels is None or spec["language"] != "numba" or not spec.get("trace"):
+        return None
+    return kernels.numba_trace()
 
 
 def _run(spec: dict[str, Any], path: str, cases: Any, log: Any, kernels: Any, watch: Any) -> dict[str, Any]:

@@ -108,6 +108,8 @@ def _numba(launches: Launches) -> None:
 
     kernel.FakeCUDAKernel.__call__ = watched  # type: ignore[method-assign]
     _nan_filled(np, cuda)
+    _one_thread_at_a_time(kernel, np)
+    _bounds_poisoned(launches)
 
 
 def _nan_filled(np: Any, cuda: Any) -> None:
@@ -122,6 +124,228 @@ def _nan_filled(np: Any, cuda: Any) -> None:
 
     np.empty, np.empty_like = filling(np.empty), filling(np.empty_like)
     cuda.device_array, cuda.device_array_like = filling(cuda.device_array), filling(cuda.device_array_like)
+
+
+def _one_thread_at_a_time(kernel: Any, np: Any) -> None:
+    """The simulator's threads of a block, run one at a time in a fixed order instead of as the OS schedules them.
+
+    Each thread runs, in the order of its linear index, until it waits at ``syncthreads`` or ends; when every
+    living thread waits, they all go on, in the same order. A race-free kernel gives the same result under any
+    order; a missing barrier gives the same wrong result on every run (thread 0 runs all its tree steps before
+    thread 1 starts), so a known-wrong solution with it can be named. Code that relies on the threads of a warp
+    running in step without a barrier fails here too (since Volta a GPU does not promise it either), and a thread
+    that spins waiting for another never gives way: that ends as a timeout.
+    """
+    import threading  # noqa: PLC0415
+
+    threading.stack_size(1 << 20)  # up to 1024 threads a block within the child's address-space limit
+
+    class Turn(kernel.BlockThread):  # type: ignore[misc,name-defined]
+        def run(self) -> None:
+            try:
+                super().run()
+            finally:
+                self.finished = True
+                self.back.release()
+
+        def syncthreads(self) -> None:
+            if self.abort:
+                raise RuntimeError("abort flag set on syncthreads call")
+            self.syncthreads_blocked = True
+            self.back.release()  # the manager runs the next thread
+            self.syncthreads_event.wait()
+            self.syncthreads_event.clear()
+            if self.abort:
+                raise RuntimeError("abort flag set on syncthreads clear")
+
+    class InOrder(kernel.BlockManager):  # type: ignore[misc,name-defined]
+        def run(self, grid_point: Any, *args: Any) -> None:
+            back = threading.Semaphore(0)
+            threads = []
+            for block_point in np.ndindex(*self._block_dim):
+                t = Turn(lambda: self._f(*args), self, grid_point, block_point, self._debug)
+                t.back, t.finished = back, False
+                threads.append(t)
+            threads.sort(key=lambda t: t.thread_id)
+            alive = threads
+            for t in alive:
+                t.start()
+                back.acquire()
+                _raise_first(threads, t)
+            alive = [t for t in threads if not t.finished]
+            while alive:
+                for t in alive:
+                    t.syncthreads_blocked = False
+                    t.syncthreads_event.set()
+                    back.acquire()
+                    _raise_first(threads, t)
+                alive = [t for t in alive if not t.finished]
+
+    kernel.BlockManager = InOrder
+
+
+def _raise_first(threads: list[Any], t: Any) -> None:
+    """The exception ``t`` ended with, raised after the other threads of its block are told to stop."""
+    if not t.exception:
+        return
+    for other in threads:
+        other.abort = True
+        other.syncthreads_blocked = False
+        other.syncthreads_event.set()
+    raise t.exception[0].with_traceback(t.exception[1])
+
+
+def _outside(ary: Any, idx: Any) -> bool:
+    """Whether ``idx`` (one whole integer index per dimension) falls outside ``ary``; a negative index is outside
+    too (a GPU does not wrap it). A slice or a partial index is left to NumPy."""
+    import operator  # noqa: PLC0415
+
+    idx = idx if isinstance(idx, tuple) else (idx,)
+    if len(idx) != ary.ndim:
+        return False
+    for i, n in zip(idx, ary.shape):
+        try:
+            k = operator.index(i)
+        except TypeError:
+            return False
+        if not 0 <= k < n:
+            return True
+    return False
+
+
+class NumbaTrace:
+    """What the kernels of a numba run touched: out-of-bounds accesses always, every element access when ``on``.
+
+    An access is a row ``(array, block, thread, seq, byte, size, write)``: the array named by launch and kind
+    (``k0:global1``, ``k0:shared0``), the block index, the thread's linear index in its block, that thread's
+    n-th access to that array, the byte offset in the array (a view's offset from the array it views included),
+    the element size and whether it writes. :mod:`verify.judge.gpu_numba` turns the rows into requests.
+    """
+
+    CAP = 150_000  # rows kept: the result file stays well under the child's output cap
+
+    def __init__(self, launches: Launches) -> None:
+        self.launches, self.on = launches, False
+        self.outside, self.rows, self.capped = 0, [], False  # type: tuple[int, list[tuple[Any, ...]], bool]
+        self.names: dict[Any, str] = {}
+        self.seq: dict[tuple[Any, ...], int] = {}
+
+    def take(self) -> dict[str, Any]:
+        """The rows recorded since the last call, and the counts; then starts again."""
+        out = {"rows": self.rows, "outside": self.outside, "launches": self.launches.count, "capped": self.capped}
+        self.outside, self.rows, self.capped, self.names, self.seq = 0, [], False, {}, {}
+        return out
+
+    def name(self, key: Any, kind: str) -> str:
+        launch = self.launches.count  # counted after a launch ends: during it, its own index
+        full = (launch, kind, key)
+        if full not in self.names:
+            self.names[full] = f"k{launch}:{kind}{sum(1 for k in self.names if k[:2] == (launch, kind))}"
+        return self.names[full]
+
+    def record(self, array: str, ary: Any, idx: Any, write: bool) -> None:
+        import operator  # noqa: PLC0415
+        import threading  # noqa: PLC0415
+
+        idx = idx if isinstance(idx, tuple) else (idx,)
+        try:
+            offset = sum(operator.index(i) * s for i, s in zip(idx, ary.strides, strict=True))
+        except (TypeError, ValueError):  # a slice or a partial index: not an element access
+            return
+        root = ary
+        while hasattr(root.base, "__array_interface__"):
+            root = root.base
+        offset += ary.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        me = threading.current_thread()
+        block = tuple(int(b) for b in getattr(me, "blockIdx", (0, 0, 0)))
+        thread = int(getattr(me, "thread_id", 0))
+        key = (array, block, thread)
+        seq = self.seq.get(key, 0)
+        self.seq[key] = seq + 1
+        if len(self.rows) >= self.CAP:
+            self.capped = True
+            return
+        self.rows.append((array, block, thread, seq, offset, int(ary.itemsize), write))
+
+
+_TRACE: list[NumbaTrace] = []  # the one a numba child made (install)
+
+
+def numba_trace() -> NumbaTrace:
+    """The child's :class:`NumbaTrace`; the sim-report mode turns it ``on`` and shares its shared arrays."""
+    trace = _TRACE[0]
+    if not trace.on:
+        trace.on = True
+        _shared_traced(trace)
+    return trace
+
+
+def _bounds_poisoned(launches: Launches) -> None:
+    """An out-of-bounds element of a global float array, read in a kernel, is NaN, and a write there is dropped.
+
+    The simulator would raise ``IndexError``; a GPU reads whatever lies there (or faults) and writes over a
+    neighbour. NaN makes the read show in the result as an element never written does; each such access is
+    counted (the GPU section reports it). Integer arrays keep the simulator's error.
+    """
+    from numba.cuda.simulator.cudadrv import devicearray  # noqa: PLC0415
+
+    trace = NumbaTrace(launches)
+    _TRACE[:] = [trace]
+    within = devicearray.FakeWithinKernelCUDAArray
+    get, put = within.__getitem__, within.__setitem__
+
+    def access(self: Any, idx: Any, write: bool) -> bool:
+        """Whether the access may go ahead (recorded when tracing)."""
+        ary = self._item._ary
+        if ary.dtype.kind == "f" and _outside(ary, idx):
+            trace.outside += 1
+            return False
+        if trace.on:
+            root = ary
+            while hasattr(root.base, "__array_interface__"):
+                root = root.base
+            trace.record(trace.name(id(root), "global"), ary, idx, write)
+        return True
+
+    def checked_get(self: Any, idx: Any) -> Any:
+        return get(self, idx) if access(self, idx, False) else self._item._ary.dtype.type("nan")
+
+    def checked_put(self: Any, idx: Any, value: Any) -> None:
+        if access(self, idx, True):
+            put(self, idx, value)
+
+    within.__getitem__, within.__setitem__ = checked_get, checked_put  # type: ignore[method-assign]
+
+
+def _shared_traced(trace: NumbaTrace) -> None:
+    """Shared arrays handed out as views whose element accesses ``trace`` records."""
+    from numba.cuda.simulator import kernelapi  # noqa: PLC0415
+
+    real = kernelapi.FakeCUDAShared.array
+
+    class Shared:
+        def __init__(self, ary: Any, name: str) -> None:
+            self.__dict__.update(_ary=ary, _name=name)
+
+        def __getitem__(self, idx: Any) -> Any:
+            trace.record(self._name, self._ary, idx, False)
+            return self._ary[idx]
+
+        def __setitem__(self, idx: Any, value: Any) -> None:
+            trace.record(self._name, self._ary, idx, True)
+            self._ary[idx] = value
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._ary, name)
+
+        def __len__(self) -> int:
+            return len(self._ary)
+
+    def traced(self: Any, shape: Any, dtype: Any) -> Any:
+        ary = real(self, shape, dtype)
+        return Shared(ary, trace.name((id(self), id(ary)), "shared"))
+
+    kernelapi.FakeCUDAShared.array = traced  # type: ignore[method-assign]
 
 
 def to_numpy(value: Any) -> Any:
