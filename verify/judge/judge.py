@@ -203,7 +203,9 @@ def judge(problem: Problem, candidate: Path, seed: int | None = None, gpu: bool 
 
 
 def _verdicts(problem: Problem, prepared: Prepared, ran: sandbox.Run, result: Any, report: Report) -> None:
-    if ran.timed_out or ran.returncode == -signal.SIGXCPU:
+    # a C++ program's stop (a timeout, a sanitizer's report, a crash) is told in the case it stopped in
+    per_case = problem.language == "cpp" and isinstance(result, dict) and result.get("per_case") is True
+    if (ran.timed_out or ran.returncode == -signal.SIGXCPU) and not per_case:
         report.fail("fail", "", f"超时：{problem.timeout_s:g} 秒内没有跑完所有用例（死循环，或太慢）")
         return
     if ran.output_capped:
@@ -232,6 +234,12 @@ def _verdicts(problem: Problem, prepared: Prepared, ran: sandbox.Run, result: An
     check = getattr(loading.module(problem.path / "reference.py", "reference"), "check", None)
     for name, args, expected, got in zip(prepared.names, prepared.args, prepared.expected, got_cases):
         outcome = _outcome(got)
+        stopped = got.get("stopped") if per_case else None
+        if isinstance(stopped, dict):  # the verdict and reason verify.judge.cpp chose; the error names the kind
+            report.fail("error" if stopped.get("verdict") == "error" else "fail", name, str(stopped.get("reason")),
+                        compare.outcomes(args, expected, outcome, check_value, check),
+                        detail=str(got.get("error", {}).get("where", "")))
+            continue
         if outcome.error is not None and expected.error is None:  # before the log: a raise cuts it short
             report.fail("error", name, "解答抛出了异常", compare.outcomes(args, expected, outcome, check_value, check),
                         detail=str(got.get("error", {}).get("where", "")))

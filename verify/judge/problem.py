@@ -7,6 +7,11 @@ raise; an optional ``check(args, got)`` for a problem whose answer is not unique
 (at least one correct file) and ``mutants/`` (at least two known-wrong files, each named after its bug and
 given a one-line hint under ``mutants:``). The schema refuses unknown keys, a missing hint, a mutant file
 without one and the reverse.
+
+A C++ problem (``language: cpp``) has the same files, except that its starter, solutions and mutants are C++
+(``.h``/``.cpp``), and it adds ``driver.cpp`` (``driver:``): the program that ``#include``s the candidate's file,
+runs the cases and prints each outcome. Its ``sanitizers:`` say how it is built (``[address, undefined]`` or
+``[thread]``: :mod:`verify.cxx`); its cases and expected values are still computed in Python.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ FILE = "problem.yaml"
 
 _Id = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*$", max_length=60)]
 _Name = Annotated[str, msgspec.Meta(pattern=r"^[a-z_][a-z0-9_]*$", max_length=60)]
+_Entry = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=60)]  # a C++ class too
 _Op = Annotated[str, msgspec.Meta(pattern=r"^aten\.[A-Za-z0-9_]+$", max_length=80)]
 _Dotted = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z_][\w.]*$", max_length=120)]
 _Text = Annotated[str, msgspec.Meta(min_length=1, max_length=400)]
@@ -62,7 +68,7 @@ class Problem(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     #: python and torch run in the child as they are; triton in Triton's interpreter, numba in numba's CUDA
     #: simulator (both on the CPU, a kernel launch required); cpp compiled by g++ with sanitizers
     language: Literal["python", "torch", "triton", "numba", "cpp"]
-    entry: _Name
+    entry: _Entry
     interface: _Text
     questions: Annotated[list[_Id], msgspec.Meta(min_length=1)]
     tolerance: Tolerance
@@ -73,21 +79,33 @@ class Problem(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     outputs: list[Output] = []  # a PyTorch problem: one tensor, or a tuple of these in order
     ops: Ops = Ops()
     forbidden_calls: list[_Dotted] = []
+    #: a C++ problem: how its program is built (ASan with UBSan, or TSan) and the file that drives the cases
+    sanitizers: list[Literal["address", "undefined", "thread"]] = []
+    driver: Annotated[str, msgspec.Meta(pattern=r"^[a-z_][a-z0-9_]*\.cpp$")] = "driver.cpp"
     folder: str = ""  # filled in by load(): where the problem lives
 
     @property
     def path(self) -> Path:
         return Path(self.folder)
 
+    @property
+    def suffixes(self) -> tuple[str, ...]:
+        """What a solution's file ends with: C++ for a C++ problem, else Python."""
+        return CPP_SUFFIXES if self.language == "cpp" else (".py",)
+
     def solutions(self) -> list[Path]:
-        return _python_files(self.path / "solutions")
+        return _files(self.path / "solutions", self.suffixes)
 
     def mutant_files(self) -> list[Path]:
-        return _python_files(self.path / "mutants")
+        return _files(self.path / "mutants", self.suffixes)
 
 
-def _python_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.glob("*.py") if not p.name.startswith("_")) if folder.is_dir() else []
+CPP_SUFFIXES = (".h", ".cpp")
+
+
+def _files(folder: Path, suffixes: tuple[str, ...]) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.suffix in suffixes and p.is_file()
+                  and not p.name.startswith("_")) if folder.is_dir() else []
 
 
 def load(folder: Path) -> Problem:
@@ -102,9 +120,13 @@ def load(folder: Path) -> Problem:
     problems = []
     if folder.name != module_name(problem.id):
         problems.append(f"id {problem.id!r} lives in a folder named {module_name(problem.id)!r}, not {folder.name!r}")
-    for name in ("statement.md", "reference.py", "cases.py", "starter.py"):
+    for name in ("statement.md", "reference.py", "cases.py"):
         if not (folder / name).is_file():
             problems.append(f"{name} is missing")
+    starters = [f"starter{s}" for s in problem.suffixes]
+    if not any((folder / name).is_file() for name in starters):
+        problems.append(f"{' or '.join(starters)} is missing")
+    problems += _cpp_problems(problem, folder)
     if not problem.solutions():
         problems.append("solutions/ holds no correct solution")
     files = {p.stem for p in problem.mutant_files()}
@@ -118,6 +140,17 @@ def load(folder: Path) -> Problem:
     if problems:
         raise ProblemError(f"{where}: " + "; ".join(problems))
     return problem
+
+
+def _cpp_problems(problem: Problem, folder: Path) -> list[str]:
+    if problem.language != "cpp":
+        return ["sanitizers and driver are for a C++ problem"] if problem.sanitizers else []
+    out = [] if (folder / problem.driver).is_file() else [f"{problem.driver} is missing"]
+    if not problem.sanitizers or ("thread" in problem.sanitizers and len(set(problem.sanitizers)) > 1):
+        out.append("a C++ problem names its sanitizers: [address, undefined] (or part of it), or [thread] alone")
+    if problem.imports:
+        out.append("a C++ problem imports nothing: imports: []")
+    return out
 
 
 def module_name(problem_id: str) -> str:

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,9 +43,11 @@ def isolation() -> str:
     return SANDBOX if shutil.which("bwrap") else GUARD_RAILS
 
 
-def command(spec: Path, work: Path, candidate_dir: Path) -> list[str]:
-    """The child's command line, inside ``bwrap`` where it is installed."""
-    inner = [sys.executable, "-I", str(Path(child.__file__).resolve()), str(spec)]
+def command(spec: Path | None, work: Path, candidate_dir: Path, inner: list[str] | None = None) -> list[str]:
+    """The child's command line, inside ``bwrap`` where it is installed: ``inner`` (g++, a C++ problem's
+    program), else the Python child on ``spec``."""
+    if inner is None:
+        inner = [sys.executable, "-I", str(Path(child.__file__).resolve()), str(spec)]
     bwrap = shutil.which("bwrap")
     if not bwrap:
         return inner
@@ -65,26 +68,34 @@ def _needed() -> list[Path]:
             Path(os.path.realpath(sys.executable)).parent, *([toolchain.folder()] if toolchain.folder().is_dir() else [])]
 
 
-def _limits(cpu_seconds: int) -> None:
+def _limits(cpu_seconds: int, memory: int | None = MEMORY) -> None:
     import resource  # noqa: PLC0415
 
-    for what, value in ((resource.RLIMIT_AS, MEMORY), (resource.RLIMIT_CPU, cpu_seconds),
-                        (resource.RLIMIT_NOFILE, OPEN_FILES), (resource.RLIMIT_FSIZE, OUTPUT_CAP),
-                        (resource.RLIMIT_CORE, 0)):
+    caps = [(resource.RLIMIT_CPU, cpu_seconds), (resource.RLIMIT_NOFILE, OPEN_FILES),
+            (resource.RLIMIT_FSIZE, OUTPUT_CAP), (resource.RLIMIT_CORE, 0)]
+    if memory is not None:
+        caps.insert(0, (resource.RLIMIT_AS, memory))
+    else:  # a sanitizer reserves terabytes of address space for its shadow: as much as the hard limits allow
+        for what in (resource.RLIMIT_AS, resource.RLIMIT_DATA):
+            resource.setrlimit(what, (resource.getrlimit(what)[1],) * 2)
+    for what, value in caps:
         _soft, hard = resource.getrlimit(what)
         resource.setrlimit(what, (value if hard == resource.RLIM_INFINITY else min(value, hard), hard))
 
 
-def run(spec: Path, work: Path, candidate_dir: Path, timeout_s: float) -> Run:
-    """Run the child on ``spec``; past ``timeout_s`` seconds its whole process group is killed."""
+def run(spec: Path | None, work: Path, candidate_dir: Path, timeout_s: float, inner: list[str] | None = None,
+        memory: int | None = MEMORY, env: Mapping[str, str] | None = None) -> Run:
+    """Run the child on ``spec`` (or ``inner``: see :func:`command`); past ``timeout_s`` seconds its whole process
+    group is killed. ``memory=None`` lifts the address-space cap (a sanitized program bounds its own memory
+    through its options in ``env``, which adds to the child's small environment)."""
     out_path = work / "stdout.txt"
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "OMP_NUM_THREADS": "1", "HOME": str(work),
-           "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"}
+    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "OMP_NUM_THREADS": "1", "HOME": str(work),
+               "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8", **(env or {})}
     start = time.perf_counter()
     with open(out_path, "wb") as sink:
-        proc = subprocess.Popen(command(spec, work, candidate_dir), cwd=work, env=env, stdin=subprocess.DEVNULL,
-                                stdout=sink, stderr=subprocess.STDOUT, start_new_session=True,
-                                preexec_fn=lambda: _limits(int(timeout_s) + 2))
+        proc = subprocess.Popen(command(spec, work, candidate_dir, inner), cwd=work, env=environ,
+                                stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
+                                start_new_session=True, preexec_fn=lambda: _limits(int(timeout_s) + 2, memory))
         timed_out = False
         try:
             proc.wait(timeout=timeout_s)
