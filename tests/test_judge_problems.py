@@ -22,17 +22,35 @@ def test_the_first_problems_are_there_with_their_fixed_interfaces():
     assert by_id["softmax-torch"].interface == "def softmax(x: torch.Tensor) -> torch.Tensor"
 
 
+def _closure(path: Path) -> set[str]:
+    """Every file the claim in ``path`` is keyed by: its imports and named files, followed transitively (the
+    registry keys a claim by the code it imports, and by what that code imports and names in turn)."""
+    seen: set[str] = set()
+    todo = [path.relative_to(REPO).as_posix()]
+    while todo:
+        rel = todo.pop()
+        if rel in seen:
+            continue
+        seen.add(rel)
+        if rel.endswith(".py"):
+            facts = registry.analyse(REPO / rel, REPO)
+            todo += [*facts.imports, *facts.named]
+    return seen
+
+
 @pytest.mark.parametrize("p", PROBLEMS, ids=lambda p: p.id)
 def test_every_file_of_a_problem_keys_its_claim(p):
-    """A changed solution, mutant, case or data file re-runs the problem's claim: the claim imports or names it."""
+    """A changed solution, mutant, case or data file re-runs the problem's claim: the claim imports or names it,
+    or imports a module of the folder that names it (a C++ problem's ``solutions/sources.py``)."""
     claim_file = p.path / "judged.py"
     facts = registry.analyse(claim_file, REPO)
     assert any(c.id == f"judge.{p.id}" for c in facts.claims)
-    keyed = set(facts.imports) | set(facts.named)
+    keyed = _closure(claim_file)
     files = {f.relative_to(REPO).as_posix() for f in p.path.rglob("*") if f.is_file() and "__pycache__" not in f.parts}
-    missing = files - keyed - {claim_file.relative_to(REPO).as_posix()}
-    assert not missing, f"{claim_file} neither imports nor names: {sorted(missing)}"
+    assert not files - keyed, f"{claim_file} neither imports nor names: {sorted(files - keyed)}"
     assert "verify/judge/selfcheck.py" in keyed  # the judge's own code keys it too
+    if p.language == "cpp":  # and, for C++, the builder and the way the judge runs a program
+        assert {"verify/cxx.py", "verify/judge/cpp.py"} <= keyed
 
 
 @pytest.mark.parametrize("p", PROBLEMS, ids=lambda p: p.id)
