@@ -210,11 +210,33 @@ def _launches() -> Any:
 
 # --- the run -------------------------------------------------------------------------------------
 
+def _triton_report(spec: dict[str, Any]) -> int:
+    """Each run's candidate called on the spec's one case with its kernels' launches recorded, not run, then each
+    kernel compiled for the spec's targets; the numbers (JSON) to the run's result file."""
+    kernels = _launches()
+    recorder = kernels.triton_recorder(spec.get("tools", ""))
+    import torch  # noqa: PLC0415,F401  (before the hook: torch's own imports are not the candidate's)
+
+    forbid_calls(spec["forbidden_calls"], [])
+    cases = load(Path(spec["cases"]), spec["language"])
+    for run in spec["runs"]:
+        recorder.seen.clear()
+        ran = _run(spec, run["candidate"], cases, None, None, None)
+        out = recorder.compile(spec["compile"], str(Path(run["result"]).parent))
+        out["refused"] = ran["refused"]
+        out["import_error"] = (ran["import_error"] or {}).get("message")
+        out["case_error"] = next((c["error"]["message"] for c in ran["cases"] if "error" in c), None)
+        Path(run["result"]).write_text(json.dumps(out), encoding="utf-8")
+    return 0
+
+
 def main(spec_path: str) -> int:
     """Run the spec's candidate file (or each of its ``runs``: the known-wrong solutions a report compares a
     failing case with) on its cases, each run's result to its own file."""
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     language = spec["language"]
+    if spec.get("compile"):  # the compiled GPU section of a triton problem: verify.judge.gpu_triton
+        return _triton_report(spec)
     cases = load(Path(spec["cases"]), language)
     called: list[str] = []
     log, kernels, watch = None, None, None

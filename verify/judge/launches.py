@@ -31,9 +31,10 @@ class Launches:
     def __init__(self) -> None:
         self.count = 0
         self.left: list[Any] = []
+        self.outside = 0  # Triton: lanes of loads and stores outside every tensor of their launch, left out
 
     def reset(self) -> None:
-        self.count, self.left = 0, []
+        self.count, self.left, self.outside = 0, [], 0
 
     def wrote(self, value: Any) -> bool:
         """Whether every tensor in ``value`` is, element for element, an array a kernel left."""
@@ -67,24 +68,190 @@ def install(language: str, tools: str, launches: Launches, log: Any) -> None:
 
 
 def _triton(launches: Launches, log: Any) -> None:
+    """Triton's interpreter, with each launch counted, its programs run last to first, and its memory guarded.
+
+    The interpreter runs a grid's programs first to last; a GPU runs them in no set order. Run first to last,
+    a program that writes past its own part (a store without its mask) is overwritten by the next program, and
+    the bug never shows; run last to first, its stray write stays where the judge sees it.
+
+    The interpreter reads and writes raw addresses: an access outside every tensor of the launch would read the
+    process's other memory or corrupt it. Such a lane is left out: a load gets NaN there (an integer load
+    keeps ``other``), a store writes nothing, and ``launches.outside`` counts them.
+    """
     os.environ["TRITON_INTERPRET"] = "1"
     import torch  # noqa: PLC0415
     from triton.runtime import interpreter  # noqa: PLC0415
 
-    real = interpreter.GridExecutor.__call__
+    extents: list[tuple[int, int]] = []  # the storages of the running launch's tensors, [start, end) in bytes
 
     def watched(self: Any, *args: Any, **kwargs: Any) -> Any:
+        tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)]
         log.paused += 1
         try:
-            out = real(self, *args, **kwargs)
+            extents[:] = [(t.untyped_storage().data_ptr(), t.untyped_storage().data_ptr() + t.untyped_storage().nbytes())
+                          for t in tensors]
+            _last_to_first(interpreter, self, args, kwargs)
             launches.count += 1
-            launches.left += [a.detach().reshape(-1).clone() for a in (*args, *kwargs.values())
-                              if isinstance(a, torch.Tensor)]
+            launches.left += [t.detach().reshape(-1).clone() for t in tensors]
         finally:
+            extents.clear()
             log.paused -= 1
-        return out
 
     interpreter.GridExecutor.__call__ = watched  # type: ignore[method-assign]
+    _guard_memory(interpreter, extents, launches)
+
+
+def _last_to_first(interpreter: Any, self: Any, args_dev: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """``GridExecutor.__call__`` of the pinned Triton, with the grid's programs run in reverse order."""
+    import inspect  # noqa: PLC0415
+    import itertools  # noqa: PLC0415
+
+    spec = inspect.getfullargspec(self.fn)
+    kwargs = {k: v for k, v in kwargs.items() if k in spec.args or k in spec.kwonlyargs}
+    args_hst, kwargs_hst = self._init_args_hst(args_dev, kwargs)
+    for hook in self.pre_run_hooks:
+        hook(*args_hst, **kwargs_hst)
+    scope = interpreter._patch_lang(self.fn)
+    try:
+        named = inspect.getcallargs(self.fn, *args_hst, **kwargs_hst)
+        named = {k: v if k in self.constexprs else interpreter._implicit_cvt(v) for k, v in named.items()}
+        grid = self.grid(named) if callable(self.grid) else self.grid
+        if len(grid) > 3:
+            raise ValueError("grid must have at most 3 dimensions")
+        grid = (*grid, *(1,) * (3 - len(grid)))
+        interpreter.interpreter_builder.set_grid_dim(*grid)
+        for x, y, z in reversed(list(itertools.product(*(range(int(n)) for n in grid)))):
+            interpreter.interpreter_builder.set_grid_idx(x, y, z)
+            self.fn(**named)
+    finally:
+        scope.restore()
+    self._restore_args_dev(args_dev, args_hst, kwargs, kwargs_hst)
+
+
+def _guard_memory(interpreter: Any, extents: list[tuple[int, int]], launches: Launches) -> None:
+    import numpy as np  # noqa: PLC0415
+
+    builder, handle = interpreter.InterpreterBuilder, interpreter.TensorHandle
+    load, store = builder.create_masked_load, builder.create_masked_store
+
+    def outside(ptrs: Any, mask: Any, size: int) -> Any:
+        addr = ptrs.data.astype(np.uint64)
+        inside = np.zeros(addr.shape, dtype=bool)
+        for start, end in extents:
+            inside |= (addr >= start) & (addr + size <= end)
+        return np.broadcast_to(mask.data, addr.shape) & ~inside
+
+    def guarded_load(self: Any, ptrs: Any, mask: Any, other: Any, *rest: Any) -> Any:
+        size = np.dtype(interpreter._get_np_dtype(ptrs.get_element_ty())).itemsize
+        out = outside(ptrs, mask, size)
+        if not out.any():
+            return load(self, ptrs, mask, other, *rest)
+        launches.outside += int(out.sum())
+        got = load(self, ptrs, handle(mask.data & ~out, mask.dtype), other, *rest)
+        if got.data.dtype.kind in "fc":
+            got.data[out] = np.nan
+        return got
+
+    def guarded_store(self: Any, ptrs: Any, value: Any, mask: Any, *rest: Any) -> Any:
+        out = outside(ptrs, mask, value.data.dtype.itemsize)
+        if not out.any():
+            return store(self, ptrs, value, mask, *rest)
+        launches.outside += int(out.sum())
+        return store(self, ptrs, value, handle(mask.data & ~out, mask.dtype), *rest)
+
+    builder.create_masked_load, builder.create_masked_store = guarded_load, guarded_store
+
+
+class TritonLaunches:
+    """The GPU report's mode: the candidate's launches recorded, not run, then compiled for named targets.
+
+    Triton is imported without its interpreter, so that the candidate's kernels (and Triton's own library
+    functions) are real ``JITFunction``s; a launch goes to :meth:`record` instead of a driver. Each kernel's
+    first launch is compiled as a launch on a GPU would specialise it (the same binder: the argument types,
+    16-byte alignment and divisibility of pointers and integers, the constexprs, ``num_warps``), for each
+    target, by ``triton.compile`` with no driver; ptxas and cuobjdump are the ones Triton's wheel bundles.
+    An autotuned kernel (``triton.autotune``) benchmarks on a GPU first: it is not supported here.
+    """
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[Any, tuple[Any, ...], dict[str, Any]]] = []
+
+    def record(self, jit: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        if all(j is not jit for j, _, _ in self.seen):
+            self.seen.append((jit, args, kwargs))
+
+    def compile(self, targets: dict[str, int], work: str) -> dict[str, Any]:
+        """Per target, each recorded kernel's numbers (or the compiler's error), as JSON-ready data."""
+        import triton  # noqa: PLC0415
+        from triton.backends.compiler import GPUTarget  # noqa: PLC0415
+        from triton.compiler import ASTSource, make_backend  # noqa: PLC0415
+        from triton.runtime.jit import create_function_from_signature  # noqa: PLC0415
+
+        tools = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
+        out: dict[str, Any] = {"triton": triton.__version__, "targets": {}}
+        for name, cc in targets.items():
+            target = GPUTarget("cuda", cc, 32)
+            backend = make_backend(target)
+            kernels = []
+            for k, (jit, args, kwargs) in enumerate(self.seen):
+                entry: dict[str, Any] = {"kernel": jit.__name__}
+                try:
+                    binder = create_function_from_signature(jit.signature, jit.params, backend)
+                    bound, spec, options = binder(*args, **kwargs)
+                    options, signature, constexprs, attrs = jit._pack_args(backend, kwargs, bound, spec, options)
+                    made = triton.compile(ASTSource(jit, signature, constexprs, attrs), target=target,
+                                          options=options.__dict__)
+                    cubin = os.path.join(work, f"k{k}-{name}.cubin")
+                    with open(cubin, "wb") as f:
+                        f.write(made.asm["cubin"])
+                    entry |= _cubin_numbers(tools, cubin) | {"shared": int(made.metadata.shared),
+                                                             "num_warps": int(made.metadata.num_warps)}
+                except Exception as exc:  # noqa: BLE001  (the candidate's kernel may not compile for a GPU)
+                    lines = [line for line in f"{type(exc).__name__}: {exc}".splitlines() if line.strip()]
+                    # a CompilationError lists the kernel's source between where it is and why: keep those two
+                    entry["error"] = " … ".join(dict.fromkeys([lines[0], lines[-1]]))[:600] if lines else "?"
+                kernels.append(entry)
+            out["targets"][name] = kernels
+        return out
+
+
+def triton_recorder(tools: str) -> TritonLaunches:
+    """Import Triton from ``tools`` without its interpreter; every launch is recorded, none runs."""
+    if tools and tools not in sys.path:
+        sys.path.append(tools)
+    os.environ.pop("TRITON_INTERPRET", None)
+    from triton.runtime.jit import JITFunction  # noqa: PLC0415
+
+    recorder = TritonLaunches()
+
+    def record(self: Any, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> None:
+        recorder.record(self, args, kwargs)
+
+    JITFunction.run = record  # type: ignore[method-assign]
+    return recorder
+
+
+def _cubin_numbers(tools: str, cubin: str) -> dict[str, Any]:
+    """What cuobjdump reads from one kernel's cubin: registers, stack (spills), and the SASS opcodes that tell
+    the widest global load and the tensor-core instructions."""
+    import re  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+
+    def dump(flag: str) -> str:
+        done = subprocess.run([os.path.join(tools, "cuobjdump"), flag, cubin], capture_output=True, text=True,
+                              timeout=120, check=True)
+        return done.stdout
+
+    usage = re.search(r"REG:(\d+) STACK:(\d+) SHARED:\d+ LOCAL:(\d+)", dump("-res-usage"))
+    if usage is None:
+        raise RuntimeError("cuobjdump -res-usage: no REG line")
+    ops = re.findall(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", dump("-sass"))
+    loads = [op for op in ops if op.split(".")[0] in ("LDG", "LDGSTS")]
+    width = {op: max((int(w) for w in re.findall(r"\.(64|128)\b", op)), default=32) for op in loads}
+    return {"registers": int(usage[1]), "stack": int(usage[2]), "local": int(usage[3]),
+            "widest_load": max(width, key=lambda op: width[op]) if width else "",
+            "widest_bits": max(width.values(), default=0),
+            "mma": sum(1 for op in ops if op.split(".")[0] in ("HMMA", "HGMMA", "IMMA", "IGMMA", "QGMMA"))}
 
 
 def _numba(launches: Launches) -> None:
