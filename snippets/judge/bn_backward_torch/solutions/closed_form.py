@@ -1,0 +1,12 @@
+import torch
+
+
+def bn_backward(dy: torch.Tensor, x: torch.Tensor, gamma: torch.Tensor,
+                eps: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    xc = x - x.mean(dim=0)
+    rstd = torch.rsqrt((xc * xc).mean(dim=0) + eps)
+    xhat = xc * rstd
+    dbeta = dy.sum(dim=0)
+    dgamma = (dy * xhat).sum(dim=0)
+    dx = gamma * rstd * (dy - dbeta / x.shape[0] - xhat * dgamma / x.shape[0])
+    return dx, dgamma, dbeta
