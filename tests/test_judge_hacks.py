@@ -249,3 +249,14 @@ def test_returning_memory_a_freed_reference_left_fails(tmp_path, fresh):
             return {fresh}
     """)
     assert report.verdict == "fail" and report.reason == "输出不对", report
+
+
+def test_a_known_wrong_value_that_is_not_a_tensor_is_compared_without_crashing():
+    """Naming a failing candidate's bug compares its value with each mutant's: a mutant that returns None must not
+    end the report in an AttributeError."""
+    import torch  # noqa: PLC0415
+
+    from verify.judge import compare  # noqa: PLC0415
+
+    out = compare.tensors(None, torch.zeros(2), SOFTMAX.outputs[0], SOFTMAX.tolerance)
+    assert out and "无从比较" in out[0].kind

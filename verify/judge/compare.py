@@ -50,6 +50,8 @@ def tensors(expected: Any, got: Any, output: Output, tol: Tolerance) -> list[Mis
     import torch  # noqa: PLC0415
 
     name = output.name
+    if not isinstance(expected, torch.Tensor):  # a known-wrong solution's value, compared with a candidate's
+        return [Mismatch(f"{name} 无从比较：对照的值不是张量", got=type(expected).__name__)]
     if not isinstance(got, torch.Tensor):
         return [Mismatch(f"{name} 不是张量", got=type(got).__name__)]
     if tuple(got.shape) != tuple(expected.shape):
