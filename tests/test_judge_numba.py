@@ -31,7 +31,7 @@ def _judge(tmp_path: Path, source: str, p: problem.Problem = ROW_SUM, gpu: bool 
 
 
 def test_the_numba_problems_are_there():
-    assert {"row-sum-numba"} <= {p.id for p in NUMBA}
+    assert {"row-sum-numba", "transpose-numba", "scan-numba"} <= {p.id for p in NUMBA}
 
 
 def test_the_honest_solution_passes(tmp_path):
@@ -129,6 +129,19 @@ def test_the_gpu_section_counts_the_out_of_bounds_reads_of_the_candidate_only():
     assert outside.reference == "0 次" and int(outside.candidate.split(" ")[0]) > 0, outside
     sectors = rows["全局内存：每次请求的扇区数"]
     assert sectors.candidate.startswith("平均 ") and sectors.reference.startswith("平均 "), sectors
+
+
+def test_the_gpu_section_shows_the_bank_conflicts_of_an_unpadded_tile(tmp_path):
+    """The same transpose with a (32, 32) tile: right answers, but each column read of the tile hits one bank 32
+    times, where the reference's (32, 33) tile spreads it over 32 banks."""
+    p = problem.find(REPO, "transpose-numba")
+    unpadded = (p.path / "solutions" / "tiled.py").read_text(encoding="utf-8").replace("(TILE, TILE + 1)", "(TILE, TILE)")
+    assert "(TILE, TILE)" in unpadded
+    report = _judge(tmp_path, unpadded, p, gpu=True)
+    assert report.verdict == "pass", report
+    (section,) = report.gpu
+    conflicts = {r.name: r for r in section.rows}["共享内存：bank 冲突度（最坏）"]
+    assert conflicts.candidate.startswith("32（") and conflicts.reference.startswith("1（"), conflicts
 
 
 def _record(rows: list[tuple[object, ...]]) -> dict[str, object]:

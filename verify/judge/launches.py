@@ -419,10 +419,7 @@ class NumbaTrace:
             offset = sum(operator.index(i) * s for i, s in zip(idx, ary.strides, strict=True))
         except (TypeError, ValueError):  # a slice or a partial index: not an element access
             return
-        root = ary
-        while hasattr(root.base, "__array_interface__"):
-            root = root.base
-        offset += ary.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        offset += ary.__array_interface__["data"][0] - _root(ary).__array_interface__["data"][0]
         me = threading.current_thread()
         block = tuple(int(b) for b in getattr(me, "blockIdx", (0, 0, 0)))
         thread = int(getattr(me, "thread_id", 0))
@@ -448,11 +445,13 @@ def numba_trace() -> NumbaTrace:
 
 
 def _bounds_poisoned(launches: Launches) -> None:
-    """An out-of-bounds element of a global float array, read in a kernel, is NaN, and a write there is dropped.
+    """A global float array's element outside its shape, read or written in a kernel, as a GPU's address arithmetic
+    takes it: ``x[row, col]`` with ``col`` past the row is the element that far into the array (the next row's);
+    past the whole allocation, a read is NaN and a write is dropped.
 
-    The simulator would raise ``IndexError``; a GPU reads whatever lies there (or faults) and writes over a
-    neighbour. NaN makes the read show in the result as an element never written does; each such access is
-    counted (the GPU section reports it). Integer arrays keep the simulator's error.
+    The simulator would raise ``IndexError`` at once; a GPU reads and writes the neighbouring elements (or faults),
+    which is what lets a missing bounds check corrupt another row. Each such access is counted (the GPU section
+    reports it). Integer arrays keep the simulator's error.
     """
     from numba.cuda.simulator.cudadrv import devicearray  # noqa: PLC0415
 
@@ -461,27 +460,51 @@ def _bounds_poisoned(launches: Launches) -> None:
     within = devicearray.FakeWithinKernelCUDAArray
     get, put = within.__getitem__, within.__setitem__
 
-    def access(self: Any, idx: Any, write: bool) -> bool:
-        """Whether the access may go ahead (recorded when tracing)."""
+    def outside(self: Any, idx: Any, write: bool) -> tuple[Any, int] | None:
+        """Where an access outside the array lands (``(flat root, -1)`` beyond it), or ``None`` for one inside it."""
         ary = self._item._ary
         if ary.dtype.kind == "f" and _outside(ary, idx):
             trace.outside += 1
-            return False
+            return _landing(ary, idx)
         if trace.on:
-            root = ary
-            while hasattr(root.base, "__array_interface__"):
-                root = root.base
-            trace.record(trace.name(id(root), "global"), ary, idx, write)
-        return True
+            trace.record(trace.name(id(_root(ary)), "global"), ary, idx, write)
+        return None
 
     def checked_get(self: Any, idx: Any) -> Any:
-        return get(self, idx) if access(self, idx, False) else self._item._ary.dtype.type("nan")
+        lands = outside(self, idx, False)
+        if lands is None:
+            return get(self, idx)
+        flat, k = lands
+        return flat[k] if k >= 0 else self._item._ary.dtype.type("nan")
 
     def checked_put(self: Any, idx: Any, value: Any) -> None:
-        if access(self, idx, True):
+        lands = outside(self, idx, True)
+        if lands is None:
             put(self, idx, value)
+        elif lands[1] >= 0:
+            lands[0][lands[1]] = value
 
     within.__getitem__, within.__setitem__ = checked_get, checked_put  # type: ignore[method-assign]
+
+
+def _root(ary: Any) -> Any:
+    """The array that owns the memory ``ary`` views."""
+    while hasattr(ary.base, "__array_interface__"):
+        ary = ary.base
+    return ary
+
+
+def _landing(ary: Any, idx: Any) -> tuple[Any, int]:
+    """The flat owning array and the element an out-of-shape index reaches by address arithmetic (-1: past it)."""
+    import operator  # noqa: PLC0415
+
+    root = _root(ary)
+    idx = idx if isinstance(idx, tuple) else (idx,)
+    pos = ary.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    pos += sum(operator.index(i) * s for i, s in zip(idx, ary.strides))
+    if root.dtype != ary.dtype or not root.flags.c_contiguous or pos % ary.itemsize or not 0 <= pos < root.nbytes:
+        return root, -1
+    return root.reshape(-1), pos // ary.itemsize
 
 
 def _shared_traced(trace: NumbaTrace) -> None:
