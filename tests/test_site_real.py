@@ -277,7 +277,7 @@ def test_every_problem_has_a_page_and_its_question_pages_link_it(site):
     judge_page = (site / "judge" / "index.html").read_text(encoding="utf-8")
     for p in problem.all_problems(ROOT):
         text = html.unescape((site / "judge" / p.id / "index.html").read_text(encoding="utf-8"))
-        starter = sorted(p.path.glob("starter.*"))[0].read_text(encoding="utf-8").strip().splitlines()[-1].strip()
+        starter = p.starter.read_text(encoding="utf-8").strip().splitlines()[-1].strip()
         assert p.interface in text and f"verify judge run {p.id}" in text, p.id
         assert starter and starter in re.sub(r"<[^>]+>", "", text), (p.id, starter)
         assert f'href="{p.id}/"' in judge_page, p.id

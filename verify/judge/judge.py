@@ -165,6 +165,7 @@ def _run_children(problem: Problem, files: list[Path], prepared: Prepared, work:
 def _spawn(problem: Problem, files: list[Path], prepared: Prepared, work: Path) -> tuple[sandbox.Run, list[Any]]:
     cases = work / "cases.bin"
     child.save(cases, prepared.args, problem.language)
+    files = [f.resolve() for f in files]  # the sandbox binds folders by absolute path
     runs = [{"candidate": str(f), "result": str(work / f"result{k}.bin")} for k, f in enumerate(files)]
     tools = str(toolchain.folder()) if problem.language in KERNELS else ""
     spec = work / "spec.json"

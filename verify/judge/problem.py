@@ -93,6 +93,12 @@ class Problem(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
         """What a solution's file ends with: C++ for a C++ problem, else Python."""
         return CPP_SUFFIXES if self.language == "cpp" else (".py",)
 
+    @property
+    def starter(self) -> Path:
+        """The file a candidate starts from (``starter.py``, or ``starter.h``/``.cpp`` for C++)."""
+        found = [self.path / f"starter{s}" for s in self.suffixes if (self.path / f"starter{s}").is_file()]
+        return found[0] if found else self.path / f"starter{self.suffixes[0]}"
+
     def solutions(self) -> list[Path]:
         return _files(self.path / "solutions", self.suffixes)
 

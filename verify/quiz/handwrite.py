@@ -58,18 +58,12 @@ def items(problems: list[Problem], questions: list[Question]) -> list[Handwrite]
     return out
 
 
-def suffix(problem: Problem) -> str:
-    """The candidate's file's extension: the starter's."""
-    starters = sorted(problem.path.glob("starter.*"))
-    return starters[0].suffix if starters else ".py"
-
-
 def workfile(folder: Path, problem: Problem) -> Path:
     """The candidate's file for ``problem`` under ``folder``: the starter the first time, then what was written."""
-    path = folder / "handwrite" / f"{problem.id}{suffix(problem)}"
+    path = folder / "handwrite" / f"{problem.id}{problem.starter.suffix}"
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(problem.path / f"starter{suffix(problem)}", path)
+        shutil.copyfile(problem.starter, path)
     return path
 
 
@@ -116,7 +110,7 @@ def attempt(store_folder: Path, problem: Problem) -> tuple[str, str]:
 
 def reference(problem: Problem) -> tuple[Path, str]:
     """The problem's first correct solution, to show after the round."""
-    first = sorted(p for p in (problem.path / "solutions").iterdir() if p.is_file() and not p.name.startswith("_"))[0]
+    first = problem.solutions()[0]
     return first, first.read_text(encoding="utf-8")
 
 

@@ -30,10 +30,18 @@ def src_uri(problem_id: str) -> str:
     return f"{FOLDER}/{problem_id}.md"
 
 
-def _starter(p: Problem) -> tuple[str, str]:
-    path = sorted(p.path.glob("starter.*"))[0]
+def _code(path: Path) -> str:
     lang = {".py": "python", ".cpp": "cpp", ".h": "cpp", ".hpp": "cpp", ".cu": "cuda"}.get(path.suffix, "")
-    return path.name, f"```{lang}\n{path.read_text(encoding='utf-8').rstrip()}\n```"
+    return f"```{lang}\n{path.read_text(encoding='utf-8').rstrip()}\n```"
+
+
+def _cuda_starter(p: Problem) -> str:
+    """A kernel problem's CUDA C++ starter, where it has one: compiled for the report, never run here."""
+    cu = p.path / "starter.cu"
+    if not cu.is_file():
+        return ""
+    return (f"\n## CUDA C++ 版起始代码（`starter.cu`）\n\n想用 CUDA C++ 写的，从这里开始。本机没有 GPU：评测器不运行它，"
+            f"只有参考解的 CUDA C++ 版按 sm_80 / sm_90a 编译过，见[手撕题总页](../judge.md#{p.id})。\n\n{_code(cu)}\n")
 
 
 def _statement(p: Problem) -> str:
@@ -46,8 +54,7 @@ def _statement(p: Problem) -> str:
 
 def page(p: Problem) -> str:
     """The markdown of ``p``'s page."""
-    name, starter = _starter(p)
-    ext = Path(name).suffix
+    name, starter, ext = p.starter.name, _code(p.starter), p.starter.suffix
     questions = "、".join(f"[{q}](../questions/{q}.md)" for q in p.questions)
     return f"""# {p.title}
 
@@ -58,7 +65,7 @@ def page(p: Problem) -> str:
 ## 起始代码（`{name}`）
 
 {starter}
-
+{_cuda_starter(p)}
 ## 评测
 
 {RUNS[p.language]}容差：{_tolerance(p)}。
