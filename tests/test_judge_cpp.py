@@ -170,3 +170,36 @@ def test_the_compiler_runs_in_the_sandbox_with_its_limits(tmp_path, monkeypatch)
     assert program_run["memory"] is None and program_run["timeout"] == LRU.timeout_s
 
 
+
+
+# Each known bug of the later C++ problems fails first on the case planned for it, in a way no other bug of its
+# problem fails there: that is what lets the judge name it (two use-after-frees of shared-ptr-cpp come on
+# different cases; a data race, a deadlock and a wrong result of bounded-queue-cpp differ in kind).
+PLANNED = [
+    ("shared-ptr-cpp", "copy_assign_leaks", "拷贝赋值给唯一的持有者：它原来的对象要释放",
+     "sanitizer 报告了错误：ERROR: LeakSanitizer: detected memory leaks"),
+    ("shared-ptr-cpp", "self_assign_frees", "自赋值，计数为 1", "sanitizer 报告了错误：ERROR: AddressSanitizer: heap-use-after-free"),
+    ("shared-ptr-cpp", "move_keeps_source", "移动构造：源变空，计数不变",
+     "sanitizer 报告了错误：ERROR: AddressSanitizer: heap-use-after-free"),
+    ("bounded-queue-cpp", "lock_released_early", "满了 push 要阻塞，pop 一个之后才返回",
+     "sanitizer 报告了错误：WARNING: ThreadSanitizer: data race"),
+    ("bounded-queue-cpp", "pop_forgets_notify", "满了 push 要阻塞，pop 一个之后才返回", "超时"),
+    ("bounded-queue-cpp", "push_ignores_capacity", "满了 push 要阻塞，pop 一个之后才返回", "输出不对"),
+    ("lfu-cache-cpp", "put_existing_no_bump", "put 已有的 key 也算一次使用", "输出不对"),
+    ("lfu-cache-cpp", "tie_evicts_most_recent", "次数相同时淘汰最久未用的", "输出不对"),
+    ("lfu-cache-cpp", "min_freq_not_reset", "新 key 进来之后最少次数回到 1", "输出不对"),
+]
+
+
+@pytest.mark.parametrize("pid, mutant, case, reason", PLANNED, ids=[f"{p}:{m}" for p, m, _, _ in PLANNED])
+def test_each_known_bug_fails_first_on_its_own_case_and_is_named(pid, mutant, case, reason):
+    p = problem.find(REPO, pid)
+    report = judge.judge(p, p.path / "mutants" / f"{mutant}.h")
+    assert (report.verdict, report.case, report.mutant) == ("fail", case, mutant), report
+    assert report.reason.startswith(reason), report
+
+
+def test_the_queue_is_built_with_thread_sanitizer_and_the_others_with_address_sanitizer():
+    assert "-fsanitize=thread" in cpp.flags(problem.find(REPO, "bounded-queue-cpp"))
+    for pid in ("shared-ptr-cpp", "lfu-cache-cpp"):
+        assert "-fsanitize=address,undefined" in cpp.flags(problem.find(REPO, pid))
