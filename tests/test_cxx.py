@@ -116,3 +116,26 @@ def test_a_source_name_with_a_folder_is_refused(tmp_path):
 def test_steps_build_objects_and_programs_in_one_folder(tmp_path):
     folder = cxx.build_steps(_sources(), [["-std=c++17", "-c", "main.cpp"], ["main.o", "-o", "prog"]], cache=tmp_path)
     assert (folder / "main.o").is_file() and (folder / "prog").is_file()
+
+
+def test_an_outcome_keeps_a_refused_compile_and_runs_g_plus_plus_once(tmp_path):
+    refused = {"bad.cpp": b"struct S { virtual S(); };\n"}
+    counting = Counting()
+    ran = cxx.outcome(refused, ["-std=c++17", "-fsyntax-only", "bad.cpp"], cache=tmp_path, runner=counting)
+    assert ran.returncode != 0 and "constructors cannot be declared" in ran.output and len(counting.calls) == 1
+    again = cxx.outcome(refused, ["-std=c++17", "-fsyntax-only", "bad.cpp"], cache=tmp_path, runner=_never)
+    assert again == ran
+    fine = cxx.outcome(_sources(), ["-std=c++17", "-fsyntax-only", "main.cpp"], cache=tmp_path)
+    assert (fine.returncode, fine.output) == (0, "")
+    # the same command as a build is a different key: there it is an error
+    with pytest.raises(cxx.BuildError):
+        cxx.build_steps(refused, [["-std=c++17", "-fsyntax-only", "bad.cpp"]], cache=tmp_path)
+
+
+def test_an_outcome_past_its_timeout_raises_and_keeps_nothing(tmp_path):
+    def slow(argv: list[str], folder: Path, timeout: float) -> cxx.Ran:
+        return cxx.run_plain(["sleep", "30"], folder, timeout)
+
+    with pytest.raises(cxx.BuildError) as err:
+        cxx.outcome(_sources(), ["main.cpp"], cache=tmp_path, runner=slow, timeout=0.5)
+    assert err.value.timed_out and list(tmp_path.iterdir()) == []

@@ -9,8 +9,10 @@ the folder without running g++.
 
 :func:`build_steps` runs several g++ commands in one folder (objects, dumps, more than one program) under
 one key; :func:`build` is its one-program case and returns the executable. A compile error raises
-:class:`BuildError` with g++'s messages (capped). Code that compiles untrusted source passes a ``runner``
-(the judge runs g++ under its sandbox's limits: :mod:`verify.judge.cpp`).
+:class:`BuildError` with g++'s messages (capped). :func:`outcome` is for a command that is meant to fail (a
+file the compiler must refuse, a link that must not resolve): it returns how g++ ended, kept under its own key
+like a build. Code that compiles untrusted source passes a ``runner`` (the judge runs g++ under its sandbox's
+limits: :mod:`verify.judge.cpp`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ ERROR_CAP = 4000
 COMPILER = "g++"
 SOURCE_SUFFIXES = (".cpp", ".cc", ".cxx", ".C")
 READY = ".built"  # written last in a build folder: the folder is whole
+OUTCOME = "outcome.json"  # what outcome() keeps: the exit status and the messages
+#: characters of g++'s messages outcome() keeps
+OUTCOME_CAP = 20000
 
 
 class BuildError(RuntimeError):
@@ -102,21 +107,36 @@ def _read(sources: Sources) -> dict[str, bytes]:
     return out
 
 
-def key(sources: Mapping[str, bytes], steps: Sequence[Sequence[str]], version: str) -> str:
-    """What a build depends on: the sources' names and bytes, every g++ command line, the compiler."""
+def key(sources: Mapping[str, bytes], steps: Sequence[Sequence[str]], version: str, kept: str = "") -> str:
+    """What a build depends on: the sources' names and bytes, every g++ command line, the compiler (and for
+    :func:`outcome`, that its result is what is kept)."""
     files = sorted((n, hashlib.sha256(b).hexdigest()) for n, b in sources.items())
-    text = json.dumps({"files": files, "steps": [list(s) for s in steps], "compiler": version}, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    what = {"files": files, "steps": [list(s) for s in steps], "compiler": version} | ({"kept": kept} if kept else {})
+    return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:32]
 
 
 def build_steps(sources: Sources, steps: Sequence[Sequence[str]], *, cache: Path | None = None,
                 runner: Runner | None = None, timeout: float = 300.0, version: str | None = None) -> Path:
     """The folder where each step (g++'s arguments, run in the folder holding the sources) has run, built
     once per key. A step that fails raises :class:`BuildError` and publishes nothing."""
-    files = _read(sources)
+    return _publish(_read(sources), steps, cache, runner, timeout, version, keep=False)
+
+
+def outcome(sources: Sources, step: Sequence[str], *, cache: Path | None = None, runner: Runner | None = None,
+            timeout: float = 300.0, version: str | None = None) -> Ran:
+    """How one g++ command that may fail ended (its exit status and messages, up to :data:`OUTCOME_CAP`
+    characters), run once per key: a compile error is the result here, not an exception. A command past
+    ``timeout`` still raises :class:`BuildError` (nothing is kept)."""
+    folder = _publish(_read(sources), [step], cache, runner, timeout, version, keep=True)
+    kept = json.loads((folder / OUTCOME).read_text(encoding="utf-8"))
+    return Ran(kept["returncode"], kept["output"])
+
+
+def _publish(files: dict[str, bytes], steps: Sequence[Sequence[str]], cache: Path | None, runner: Runner | None,
+             timeout: float, version: str | None, keep: bool) -> Path:
     version = version if version is not None else compiler_version()
     base = cache if cache is not None else cache_root()
-    final = base / key(files, steps, version)
+    final = base / key(files, steps, version, OUTCOME if keep else "")
     if (final / READY).is_file():
         return final
     base.mkdir(parents=True, exist_ok=True)
@@ -126,10 +146,13 @@ def build_steps(sources: Sources, steps: Sequence[Sequence[str]], *, cache: Path
             (work / name).write_bytes(data)
         for step in steps:
             ran = (runner or run_plain)([COMPILER, *step], work, timeout)
-            if ran.timed_out or ran.returncode != 0:
+            if ran.timed_out or (ran.returncode != 0 and not keep):
                 what = f"超过 {timeout:g} 秒没有编译完" if ran.timed_out else f"g++ 失败（退出码 {ran.returncode}）"
                 raise BuildError(f"{what}：\n{ran.output[:ERROR_CAP]}", ran.output[:ERROR_CAP], ran.returncode,
                                  ran.timed_out)
+            if keep:
+                kept = {"returncode": ran.returncode, "output": ran.output[:OUTCOME_CAP]}
+                (work / OUTCOME).write_text(json.dumps(kept, ensure_ascii=False), encoding="utf-8")
         (work / READY).write_text(version + "\n", encoding="utf-8")
         try:
             os.replace(work, final)

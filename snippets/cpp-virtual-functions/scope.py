@@ -5,10 +5,10 @@ c10::intrusive_ptr_target a class without a key function, with one weak typeinfo
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
+from verify import cxx
 from verify.claim import claim
 
 Q = "cpp-virtual-functions"
@@ -24,28 +24,26 @@ def _sh(*cmd: str, cwd: Path) -> str:
     return done.stdout
 
 
-def _link(work: Path, name: str, pic: str, link: str) -> dict:
-    """Build main.cpp + key.cpp with one code model; where `vtable for Derived` sits and what the loader fixes."""
-    objs = []
-    for src in ("main.cpp", "key.cpp"):
-        obj = f"{name}-{src[:-4]}.o"
-        _sh("g++", STD, "-O2", pic, "-c", src, "-o", obj, cwd=work)
-        objs.append(obj)
-    _sh("g++", link, *objs, "-o", name, cwd=work)
+def _link(ctx, work: Path, name: str, pic: str, link: str) -> dict:
+    """Build main.cpp + key.cpp with one code model (verify.cxx, once per source, flags and compiler); where
+    `vtable for Derived` sits and what the loader fixes."""
+    objs = [f"{name}-{src[:-4]}.o" for src in ("main.cpp", "key.cpp")]
+    steps = [[STD, "-O2", pic, "-c", src, "-o", obj] for src, obj in zip(("main.cpp", "key.cpp"), objs)]
+    folder = cxx.build_steps({n: ctx.snippet_dir() / n for n in SOURCES}, [*steps, [link, *objs, "-o", name]])
     syms = {r[3]: (int(r[0], 16), int(r[1], 16)) for r in
-            (line.split(None, 3) for line in _sh("nm", "-S", name, cwd=work).splitlines()) if len(r) == 4}
+            (line.split(None, 3) for line in _sh("nm", "-S", name, cwd=folder).splitlines()) if len(r) == 4}
     addr, size = syms[VTABLE]
     section = "?"
     for m in re.finditer(r"\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", _sh("readelf", "-SW", name,
-                                                                                            cwd=work)):
+                                                                                            cwd=folder)):
         lo, n = int(m.group(2), 16), int(m.group(3), 16)
         if lo <= addr < lo + n:
             section = m.group(1)
-    relocated = sum(1 for line in _sh("readelf", "-rW", name, cwd=work).splitlines()
+    relocated = sum(1 for line in _sh("readelf", "-rW", name, cwd=folder).splitlines()
                     if (p := line.split()) and len(p) >= 3 and re.fullmatch(r"[0-9a-f]+", p[0])
                     and addr <= int(p[0], 16) < addr + size)
-    kind = re.search(r"Type:\s+(\S+)", _sh("readelf", "-hW", name, cwd=work)).group(1)
-    run = subprocess.run([str(work / name)], cwd=work, capture_output=True, text=True, timeout=60)
+    kind = re.search(r"Type:\s+(\S+)", _sh("readelf", "-hW", name, cwd=folder)).group(1)
+    run = subprocess.run([str(folder / name)], cwd=work, capture_output=True, text=True, timeout=60)
     perms = dict(line.split("=", 1) for line in run.stdout.splitlines() if "=" in line).get("perms.vtable", "?")
     return {"section": section, "relocated": relocated, "elf_type": kind, "perms": perms}
 
@@ -60,11 +58,9 @@ def _link(work: Path, name: str, pic: str, link: str) -> dict:
                "gxx": {"type": "str"}})
 def _(ctx):
     work = Path(ctx.workdir)
-    for name in SOURCES:
-        shutil.copy(ctx.snippet_dir() / name, work / name)
     gxx = _sh("g++", "-dumpfullversion", cwd=work).strip()
-    return {"gxx": gxx, "pie": _link(work, "pie", "-fPIE", "-pie"),
-            "nopie": _link(work, "nopie", "-fno-pie", "-no-pie")}
+    return {"gxx": gxx, "pie": _link(ctx, work, "pie", "-fPIE", "-pie"),
+            "nopie": _link(ctx, work, "nopie", "-fno-pie", "-no-pie")}
 
 
 TYPEINFO = "_ZTIN3c1020intrusive_ptr_targetE"

@@ -1,26 +1,26 @@
 """Virtual functions under g++ (Itanium C++ ABI, x86-64 Linux): the vtable a class gets, the vptr an object
 holds, what constructors do to it, what -O2 makes of a virtual call, and the names the linker sees.
 
-One program (main.cpp + key.cpp, -O2, with -fdump-lang-class) is built once per source and compiler and
-read by every claim: its output, the class dump, nm, objdump, readelf. Beside it: key.cpp again without
-speculative devirtualisation, a small ASan build (delete_nv.cpp) and a file g++ must refuse (errors.cpp).
+One program (main.cpp + key.cpp, -O2, with -fdump-lang-class) is built once per source, flags and compiler by
+the project's g++ builder (verify.cxx) and read by every claim: its output, the class dump, nm, objdump,
+readelf. Beside it: key.cpp again without speculative devirtualisation, a small ASan build (delete_nv.cpp), and
+two commands that must fail, kept by the builder too: a file g++ must refuse (errors.cpp) and a link that
+cannot resolve a vtable (missing_key.cpp).
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
-import shutil
 import signal
 import subprocess
-import tempfile
 from pathlib import Path
 
+from verify import cxx
 from verify.claim import claim
 
 Q = "cpp-virtual-functions"
-SOURCES = ("vf.h", "main.cpp", "key.cpp", "delete_nv.cpp", "errors.cpp", "missing_key.cpp")
+BUILT = ("vf.h", "main.cpp", "key.cpp", "delete_nv.cpp")  # errors.cpp and missing_key.cpp must fail
 STD = "-std=c++17"
 
 
@@ -33,32 +33,19 @@ def _sh(*cmd: str, cwd: Path) -> str:
 
 @functools.cache
 def _build(folder: str) -> Path:
-    """Compile everything once per source and g++ version, in the temporary folder the runner gives."""
+    """The objects, class dumps and programs, built once per source, flags and compiler (verify.cxx)."""
     here = Path(folder)
-    compiler = subprocess.run(["g++", "--version"], capture_output=True, text=True, check=True).stdout
-    digest = hashlib.sha256(b"".join((here / n).read_bytes() for n in SOURCES) + compiler.encode()).hexdigest()
-    build = Path(tempfile.gettempdir()) / f"cpp-vf-{digest[:12]}"
-    if (build / "done").exists():
-        return build
-    work = Path(tempfile.mkdtemp(prefix="cpp-vf-", dir=tempfile.gettempdir()))
-    for name in SOURCES:
-        shutil.copy(here / name, work / name)
-    _sh("g++", STD, "-O2", "-fdump-lang-class", "-c", "main.cpp", "key.cpp", cwd=work)
-    _sh("g++", STD, "-O2", "-fno-devirtualize-speculatively", "-c", "key.cpp", "-o", "key_nospec.o", cwd=work)
-    _sh("g++", "main.o", "key.o", "-o", "prog", cwd=work)
-    _sh("g++", STD, "-O1", "-g", "-fsanitize=address", "delete_nv.cpp", "-o", "asan", cwd=work)
-    refused = subprocess.run(["g++", STD, "-fsyntax-only", "errors.cpp"], cwd=work, capture_output=True, text=True,
-                             timeout=60)
-    (work / "errors.txt").write_text(f"rc={refused.returncode}\n{refused.stderr}", encoding="utf-8")
-    unlinked = subprocess.run(["g++", STD, "-O0", "missing_key.cpp", "-o", "missing_key"], cwd=work,
-                              capture_output=True, text=True, timeout=60)
-    (work / "missing_key.txt").write_text(f"rc={unlinked.returncode}\n{unlinked.stderr}", encoding="utf-8")
-    (work / "done").write_text("ok", encoding="utf-8")
-    try:
-        work.rename(build)
-    except OSError:  # another worker finished first: use its build
-        shutil.rmtree(work, ignore_errors=True)
-    return build
+    return cxx.build_steps({n: here / n for n in BUILT}, [
+        [STD, "-O2", "-fdump-lang-class", "-c", "main.cpp", "key.cpp"],
+        [STD, "-O2", "-fno-devirtualize-speculatively", "-c", "key.cpp", "-o", "key_nospec.o"],
+        ["main.o", "key.o", "-o", "prog"],
+        [STD, "-O1", "-g", "-fsanitize=address", "delete_nv.cpp", "-o", "asan"],
+    ])
+
+
+def _refused(ctx, source: str, *flags: str) -> cxx.Ran:
+    """How g++ ends on a file it must refuse (kept by verify.cxx like a build)."""
+    return cxx.outcome({source: ctx.snippet_dir() / source}, [STD, *flags, source])
 
 
 def _no_core_dump():
@@ -407,8 +394,8 @@ def _(ctx):
                "c_overload": "conflicting declaration of C function", "protected_dtor": "is protected within this context",
                "rc": {"!=": 0}})
 def _(ctx):
-    text = (_build(str(ctx.snippet_dir())) / "errors.txt").read_text(encoding="utf-8")
-    rc = int(text.split("\n", 1)[0].split("=")[1])
+    refused = _refused(ctx, "errors.cpp", "-fsyntax-only")
+    rc, text = refused.returncode, refused.output
     errors = [line.split("error: ", 1)[1] for line in text.splitlines() if "error: " in line]
 
     def find(fragment: str) -> str:
@@ -445,8 +432,8 @@ def _(ctx):
                  "而不是“找不到 `MissingKey::key`”，因为本该生成虚表的那个翻译单元不存在；链接退出码 {rc}。",
        expect={"error": "undefined reference to `vtable for MissingKey'", "rc": {"!=": 0}})
 def _(ctx):
-    text = (_build(str(ctx.snippet_dir())) / "missing_key.txt").read_text(encoding="utf-8")
-    rc = int(text.split("\n", 1)[0].split("=")[1])
+    unlinked = _refused(ctx, "missing_key.cpp", "-O0", "-o", "missing_key")
+    rc, text = unlinked.returncode, unlinked.output
     wanted = "undefined reference to `vtable for MissingKey'"
     first = next((line.split(": ", 1)[-1] for line in text.splitlines() if "undefined reference" in line), text[-200:])
     return {"rc": rc, "error": wanted if wanted in text else first}

@@ -2,24 +2,24 @@
 dict + linked list), each checked against an O(n) reference over random operations; the standard containers under
 it observed by counting (hash / comparison calls, allocations, bucket counts, addresses); TTL, locks, lru_cache.
 
-lru.cpp is built once per source and compiler (-O2) and run in several modes; race.cpp once with ThreadSanitizer.
+lru.cpp is built once per source, flags and compiler (-O2, verify.cxx) and run in several modes; race.cpp once with
+ThreadSanitizer.
 """
 
 from __future__ import annotations
 
 import functools
 import gc
-import hashlib
 import math
 import platform
 import random
 import shutil
 import subprocess
-import tempfile
 import weakref
 from collections import OrderedDict
 from pathlib import Path
 
+from verify import cxx
 from verify.claim import claim
 
 Q = "lru-cache"
@@ -164,34 +164,18 @@ def _sh(*cmd: str, cwd: Path) -> str:
     return done.stdout
 
 
-def _cached_build(folder: str, sources: tuple[str, ...], name: str, *flags: str) -> Path:
-    """Compile ``sources[1]`` (with the others beside it) once per source and g++ version, in the runner's tmp."""
-    here = Path(folder)
-    compiler = subprocess.run(["g++", "--version"], capture_output=True, text=True, check=True).stdout
-    digest = hashlib.sha256(b"".join((here / n).read_bytes() for n in sources) + compiler.encode()
-                            + " ".join(flags).encode()).hexdigest()
-    build = Path(tempfile.gettempdir()) / f"lru-{name}-{digest[:12]}"
-    if (build / name).exists():
-        return build / name
-    work = Path(tempfile.mkdtemp(prefix=f"lru-{name}-", dir=tempfile.gettempdir()))
-    for n in sources:
-        shutil.copy(here / n, work / n)
-    _sh("g++", STD, *flags, sources[1], "-o", name, cwd=work)
-    try:
-        work.rename(build)
-    except OSError:  # another worker finished first
-        shutil.rmtree(work, ignore_errors=True)
-    return build / name
-
-
 @functools.cache
 def _prog(folder: str) -> Path:
-    return _cached_build(folder, ("lru.h", "lru.cpp"), "prog", "-O2", "-pthread")
+    """lru.cpp, built once per source, flags and compiler by the project's g++ builder (verify.cxx)."""
+    here = Path(folder)
+    return cxx.build({n: here / n for n in ("lru.h", "lru.cpp")}, ("-O2", "-pthread"), std=(STD,))
 
 
 @functools.cache
 def _race(folder: str) -> Path:
-    return _cached_build(folder, ("lru.h", "race.cpp"), "race", "-O1", "-g", "-fsanitize=thread", "-pthread")
+    here = Path(folder)
+    return cxx.build({n: here / n for n in ("lru.h", "race.cpp")}, ("-O1", "-g", "-fsanitize=thread", "-pthread"),
+                     name="race", std=(STD,))
 
 
 def _run(ctx, *args: str, stdin: str | None = None) -> str:

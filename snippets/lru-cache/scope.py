@@ -7,12 +7,12 @@ from __future__ import annotations
 import ast
 import functools
 import gc
-import shutil
 import subprocess
 import weakref
 from collections import OrderedDict
 from pathlib import Path
 
+from verify import cxx
 from verify.claim import claim
 
 Q = "lru-cache"
@@ -76,15 +76,11 @@ def _(ctx):
         py["TTLCache"] = type(exc).__name__
 
     work = Path(ctx.workdir)
-    for name in CPP_SOURCES:
-        shutil.copy(folder / name, work / name)
-    done = subprocess.run(["g++", "-std=c++17", "-O1", "-g", "-fsanitize=address", "-pthread", "lru.cpp", "-o", "asan"],
-                          cwd=work, capture_output=True, text=True, timeout=300)
-    if done.returncode != 0:
-        raise RuntimeError(f"g++ failed: {done.stderr[-2000:]}")
+    asan = cxx.build({n: folder / n for n in CPP_SOURCES}, ("-O1", "-g", "-fsanitize=address", "-pthread"), name="asan",
+                     std=("-std=c++17",))
     cpp, rc = {}, {}
     for impl in ("list", "hand"):
-        run = subprocess.run([str(work / "asan"), "ops", impl], input="cap 0\np 1 10\ng 1\n", cwd=work,
+        run = subprocess.run([str(asan), "ops", impl], input="cap 0\np 1 10\ng 1\n", cwd=work,
                              capture_output=True, text=True, timeout=60, preexec_fn=_uncap_data)
         cpp[impl], rc[impl] = _asan_error(run.stderr), run.returncode != 0
 

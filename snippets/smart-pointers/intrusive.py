@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import functools
-import hashlib
-import os
-import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import torch
 
+from verify import cxx
 from verify.claim import claim
 
 Q = "smart-pointers"
@@ -20,25 +17,16 @@ SOURCES = ("intrusive.cpp", "counting.h")
 
 @functools.cache
 def _program(folder: str) -> Path:
-    """Build intrusive.cpp once per source and torch version (one translation unit), in the compiler cache."""
+    """intrusive.cpp against the torch wheel's headers and libc10, built once per source, flags and compiler by the
+    project's g++ builder (verify.cxx); the wheel's folders and its version (a define nothing reads) are among
+    the flags, so another torch builds again."""
     from torch.utils import cpp_extension  # noqa: PLC0415
 
     here = Path(folder)
-    digest = hashlib.sha256(b"".join((here / n).read_bytes() for n in SOURCES) + torch.__version__.encode()).hexdigest()
-    build = Path(os.environ.get("TORCH_EXTENSIONS_DIR") or tempfile.gettempdir()) / f"sp-intrusive-{digest[:12]}"
-    prog = build / "prog"
-    if not prog.exists():
-        build.mkdir(parents=True, exist_ok=True)
-        for name in SOURCES:
-            shutil.copy(here / name, build / name)
-        lib = cpp_extension.library_paths()[0]
-        flags = [f"-I{p}" for p in cpp_extension.include_paths()]
-        done = subprocess.run(["g++", "-std=c++20", "-O2", "-w", *flags, "intrusive.cpp", "-o", "prog.tmp", f"-L{lib}",
-                               "-lc10", f"-Wl,-rpath,{lib}"], cwd=build, capture_output=True, text=True, timeout=300)
-        if done.returncode != 0:
-            raise RuntimeError(f"g++ failed:\n{done.stderr[-2000:]}")
-        (build / "prog.tmp").replace(prog)
-    return prog
+    lib = cpp_extension.library_paths()[0]
+    flags = ("-O2", "-w", *(f"-I{p}" for p in cpp_extension.include_paths()), f"-DSP_TORCH_VERSION={torch.__version__}")
+    return cxx.build({n: here / n for n in SOURCES}, flags, std=("-std=c++20",),
+                     link=(f"-L{lib}", "-lc10", f"-Wl,-rpath,{lib}"))
 
 
 def _run(ctx) -> dict[str, int]:

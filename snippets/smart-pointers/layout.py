@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import subprocess
 
-from snippets._workloads import native
+from verify import cxx
 from verify.claim import claim
 
 Q = "smart-pointers"
 
 
-def build_run(ctx, source: str, *extra: str) -> dict[str, str]:
-    """Compile ``source`` (with counting.h beside it) with g++ -O2, run it, and parse its ``key=value`` lines."""
-    wd = native.stage(ctx, (source, "counting.h"))
-    native.sh("g++", "-std=c++17", "-O2", source, "-o", "prog", *extra, cwd=wd)
-    out = subprocess.run([str(wd / "prog")], cwd=wd, capture_output=True, text=True, timeout=30, check=True).stdout
+def build_run(ctx, source: str) -> dict[str, str]:
+    """Build ``source`` (with counting.h beside it) with g++ -O2 once per source, flags and compiler (verify.cxx),
+    run it, and parse its ``key=value`` lines."""
+    here = ctx.snippet_dir()
+    prog = cxx.build({n: here / n for n in (source, "counting.h")}, ("-O2",), std=("-std=c++17",))
+    out = subprocess.run([str(prog)], cwd=ctx.workdir, capture_output=True, text=True, timeout=30, check=True).stdout
     return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
 
 

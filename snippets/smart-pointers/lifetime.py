@@ -4,17 +4,28 @@ from __future__ import annotations
 
 import signal
 import subprocess
+from pathlib import Path
 
-from snippets._workloads import native
+from verify import cxx
 from verify.claim import claim
 
 Q = "smart-pointers"
+STD = "-std=c++17"
 
 
-def build(ctx, source: str, *extra: str) -> subprocess.CompletedProcess:
-    wd = native.stage(ctx, (source, "counting.h"))
-    return subprocess.run(["g++", "-std=c++17", "-O2", source, "-o", "prog", *extra], cwd=wd, capture_output=True,
-                          text=True, timeout=120)
+def _sources(ctx, source: str) -> dict[str, Path]:
+    here = ctx.snippet_dir()
+    return {n: here / n for n in (source, "counting.h")}
+
+
+def build(ctx, source: str) -> Path:
+    """``source`` (with counting.h beside it) built with g++ -O2 once per source, flags and compiler (verify.cxx)."""
+    return cxx.build(_sources(ctx, source), ("-O2",), std=(STD,))
+
+
+def refused(ctx, source: str) -> cxx.Ran:
+    """How the same g++ command ends on a file it must refuse (kept by verify.cxx like a build)."""
+    return cxx.outcome(_sources(ctx, source), [STD, "-O2", source, "-o", "prog"])
 
 
 def _no_core_dump():
@@ -23,17 +34,14 @@ def _no_core_dump():
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # two_owners.cpp ends in abort(): no core file
 
 
-def run(ctx) -> subprocess.CompletedProcess:
-    return subprocess.run([str(ctx.workdir / "prog")], cwd=ctx.workdir, capture_output=True, text=True, timeout=30,
+def run(ctx, prog: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(prog)], cwd=ctx.workdir, capture_output=True, text=True, timeout=30,
                           preexec_fn=_no_core_dump)
 
 
 def build_run(ctx, source: str) -> tuple[dict[str, str], list[str]]:
     """``key=value`` lines of the program's output, and all its lines in order."""
-    done = build(ctx, source)
-    if done.returncode != 0:
-        raise RuntimeError(f"g++ failed:\n{done.stderr[-2000:]}")
-    out = run(ctx)
+    out = run(ctx, build(ctx, source))
     if out.returncode != 0:
         raise RuntimeError(f"{source} exited with {out.returncode}: {out.stderr[-500:]}")
     lines = out.stdout.splitlines()
@@ -110,9 +118,9 @@ def _(ctx):
        expect={"compiled": False, "error": "use of deleted function", "allocations": 0, "same_object": True,
                "source_null": True})
 def _(ctx):
-    failed = build(ctx, "unique_copy.cpp")
-    found = "use of deleted function" in failed.stderr
-    detail = next((line for line in failed.stderr.splitlines() if "error:" in line), "")
+    failed = refused(ctx, "unique_copy.cpp")
+    found = "use of deleted function" in failed.output
+    detail = next((line for line in failed.output.splitlines() if "error:" in line), "")
     v, _ = build_run(ctx, "unique_move.cpp")
     return {"compiled": failed.returncode == 0, "error": "use of deleted function" if found else detail[:200],
             "error_line": detail[-300:], "allocations": int(v["allocations"]), "same_object": bool(int(v["same_object"])),
@@ -124,10 +132,7 @@ def _(ctx):
                  "作用域结束时析构函数运行了 {dtor_count} 次，第二次 `delete` 被 glibc 查出 double free，进程被信号 {signal_name} 终止。",
        expect={"use_counts": [1, 1], "dtor_count": 2, "signal_name": "SIGABRT", "glibc_message": True, "reached_end": False})
 def _(ctx):
-    done = build(ctx, "two_owners.cpp")
-    if done.returncode != 0:
-        raise RuntimeError(done.stderr[-2000:])
-    out = run(ctx)
+    out = run(ctx, build(ctx, "two_owners.cpp"))
     lines = out.stdout.splitlines()
     v = dict(line.split("=", 1) for line in lines if "=" in line)
     sig = -out.returncode if out.returncode < 0 else None

@@ -5,8 +5,9 @@ from __future__ import annotations
 import platform
 import shutil
 import subprocess
+from pathlib import Path
 
-from snippets._workloads import native
+from verify import cxx
 from verify.claim import claim
 from verify.timing import stats
 
@@ -26,12 +27,12 @@ def _(ctx):
     # best of five repetitions each; the rounds are separate runs, and the medians are taken over them.
     # What holds on every CPU: an atomic read-modify-write costs several times a plain add, and a call
     # that passes a reference does no counting at all.
-    wd = native.stage(ctx, ("refcount_cost.cpp",))
-    native.sh("g++", "-std=c++17", "-O2", "-pthread", "refcount_cost.cpp", "-o", "prog", cwd=wd)
+    prog = cxx.build({"refcount_cost.cpp": ctx.snippet_dir() / "refcount_cost.cpp"}, ("-O2", "-pthread"),
+                     std=("-std=c++17",))
     samples: dict[str, list[float]] = {"value_before": [], "value_after": [], "ref_before": [], "ref_after": []}
     flags = set()
     for _ in range(7):
-        out = subprocess.run([str(wd / "prog")], cwd=wd, capture_output=True, text=True, timeout=30, check=True)
+        out = subprocess.run([str(prog)], cwd=ctx.workdir, capture_output=True, text=True, timeout=30, check=True)
         v = dict(line.split("=", 1) for line in out.stdout.splitlines())
         for name in samples:
             samples[name].append(float(v[f"{name}_ns"]) * 1e-9)
@@ -53,8 +54,8 @@ def _uncap_data():
     resource.setrlimit(resource.RLIMIT_DATA, (hard, hard))
 
 
-def _tsan(wd, mode: str) -> dict:
-    cmd = [str(wd / "race"), mode]
+def _tsan(race: Path, wd: Path, mode: str) -> dict:
+    cmd = [str(race), mode]
     done = subprocess.run(cmd, cwd=wd, capture_output=True, text=True, timeout=60, preexec_fn=_uncap_data)
     if "unexpected memory mapping" in done.stderr and shutil.which("setarch"):
         # Some kernels randomise the address space more than this TSan runtime expects: run without ASLR.
@@ -75,9 +76,9 @@ def _tsan(wd, mode: str) -> dict:
                  "换成 C++20 的 `std::atomic<std::shared_ptr<int>>` 再同时赋值，报告 {atomic.races} 处。",
        expect={"races": {"copy": 0, "atomic": 0}, "assign_races": {">=": 1}, "copy_use_count_after": 1})
 def _(ctx):
-    wd = native.stage(ctx, ("race.cpp",))
-    native.sh("g++", "-std=c++20", "-O1", "-g", "-fsanitize=thread", "race.cpp", "-o", "race", cwd=wd)
-    out = {mode: _tsan(wd, mode) for mode in ("copy", "assign", "atomic")}
+    race = cxx.build({"race.cpp": ctx.snippet_dir() / "race.cpp"}, ("-O1", "-g", "-fsanitize=thread"), name="race",
+                     std=("-std=c++20",))
+    out = {mode: _tsan(race, ctx.workdir, mode) for mode in ("copy", "assign", "atomic")}
     out["races"] = {mode: out[mode]["races"] for mode in ("copy", "atomic")}
     out["assign_races"] = out["assign"]["races"]
     out["copy_use_count_after"] = out["copy"]["use_count_after"]
