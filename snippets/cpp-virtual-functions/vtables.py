@@ -64,7 +64,8 @@ def _uncap_data():
 
 
 def _run(build: Path, *args: str, preexec=_no_core_dump) -> subprocess.CompletedProcess:
-    return subprocess.run([str(build / args[0]), *args[1:]], cwd=build, capture_output=True, text=True, timeout=60,
+    # the worker's own folder is the current one: a program never runs inside the build cache
+    return subprocess.run([str(build / args[0]), *args[1:]], capture_output=True, text=True, timeout=60,
                           preexec_fn=preexec)
 
 
