@@ -183,3 +183,14 @@ def test_a_kernel_the_gpu_compiler_refuses_is_named_in_the_section(tmp_path):
     r = _judge(tmp_path, source, gpu_section=True)
     assert r.verdict == "pass", r
     assert all("编译失败" in s.note and "_row" in s.note for s in r.gpu), r.gpu
+
+
+def test_the_gemm_section_counts_tensor_core_instructions(tmp_path):
+    """tl.dot on float32 compiles to TF32 tensor-core instructions (HMMA on sm_80, HGMMA or HMMA on sm_90a); a
+    softmax has none (above): the row tells them apart."""
+    gemm = problem.find(REPO, "tiled-gemm-triton")
+    r = _judge(tmp_path, (gemm.path / "solutions" / "tiled.py").read_text(encoding="utf-8"), p=gemm, gpu_section=True)
+    assert r.verdict == "pass", r
+    for section in r.gpu:
+        mma = {row.name: row for row in section.rows}["张量核指令（HMMA/HGMMA 条数）"]
+        assert int(mma.candidate) > 0 and int(mma.reference) > 0, section
