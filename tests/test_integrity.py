@@ -184,3 +184,28 @@ def test_a_claim_writing_into_the_cache_cannot_change_another_claims_evidence(tm
     # the forged file is gone: the next verification runs the claim again instead of trusting it
     again = engine.verify(settings(root), select=lambda s: s.id == "tiny.stride")
     assert "tiny.stride" in again.ran and again.local["tiny.stride"].observed == {"stride": [0, 1]}
+
+
+BUILDER = '''from verify.claim import claim
+
+
+@claim("tiny.builder", question="tiny", statement="编译一次，存进构建缓存。", expect={"done": True})
+def _(ctx):
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parents[2]
+    for folder in ("cxx", "judge-gpu"):
+        (root / ".cache" / folder / "k").mkdir(parents=True, exist_ok=True)
+        (root / ".cache" / folder / "k" / "a.out").write_text("built")
+    return {"done": True}
+'''
+
+
+def test_a_claim_may_fill_the_build_caches_and_they_are_kept(tmp_path):
+    """The g++ builder's cxx/ and the judge's GPU section are compiler caches, like inductor/: a claim that fills
+    them is not a claim tampering with the cache, and what it built stays for the next run."""
+    page = PAGE + "\n```claim\ntiny.builder\n```\n"
+    root = tiny_project(tmp_path, snippet=BUILDER, page=page)
+    out = engine.verify(settings(root), jobs=1, select=lambda s: s.id == "tiny.builder")
+    assert out.failures == [] and "tiny.builder" in out.ran
+    assert (root / ".cache" / "cxx" / "k" / "a.out").read_text() == "built"
+    assert (root / ".cache" / "judge-gpu" / "k" / "a.out").read_text() == "built"

@@ -22,8 +22,8 @@ from verify.settings import Settings
 
 log = logging.getLogger("mkdocs.verify")
 
-# Folders claims are meant to write: compiler caches and scratch space.
-_CACHE_FREE = {"inductor", "torch_extensions", "triton", "tmp"}
+# Folders claims are meant to write: compiler caches (the g++ builder's cxx/, the judge's GPU section) and scratch space.
+_CACHE_FREE = {"inductor", "torch_extensions", "triton", "tmp", "cxx", "judge-gpu"}
 _TREE_SKIP = {".git", ".venv", "venv", "site", "__pycache__", "node_modules", ".pytest_cache", ".mypy_cache",
               ".ruff_cache", ".hypothesis"}
 LOCK = "run.lock"
