@@ -56,8 +56,12 @@ def show(problem_id: IdArg, root: RootOpt = None) -> None:
     console.print(f"容差：rtol={p.tolerance.rtol:g}，atol={p.tolerance.atol:g}（{p.tolerance.reason}）", markup=False)
     if p.ops.forbidden or p.forbidden_calls:
         console.print(f"禁止：{', '.join([*p.forbidden_calls, *p.ops.forbidden])}", markup=False)
-    console.print(f"起始代码（{p.path / 'starter.py'}）：", markup=False)
-    console.print((p.path / "starter.py").read_text(encoding="utf-8"), markup=False, highlight=False)
+    console.print(f"起始代码（{p.starter}）：", markup=False)
+    console.print(p.starter.read_text(encoding="utf-8"), markup=False, highlight=False)
+    cuda = p.path / "starter.cu"
+    if cuda.is_file():  # a kernel problem's CUDA C++ starter: compiled for the report, never run here
+        console.print(f"另有 CUDA C++ 版起始代码（{cuda}）：评测器从不运行 CUDA C++，参考解的 CUDA C++ 版只为报告按 sm_80 / sm_90a "
+                      f"编译过，结果见站点手撕题总页的 {p.id} 一节。", markup=False, soft_wrap=True)
     console.print(f"评测：verify judge run {p.id} <你的文件>", markup=False)
 
 

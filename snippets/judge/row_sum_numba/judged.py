@@ -1,7 +1,10 @@
-"""The judge of row-sum-numba tells right from wrong: every solution passes, every mutant fails, named."""
+"""The judge of row-sum-numba tells right from wrong: every solution passes, every mutant fails, named. And the
+reference's CUDA C++ version (reference.cu) compiles for sm_80 and sm_90a with the starter's kernel signature."""
 
+import re
 from typing import TYPE_CHECKING
 
+from snippets._gpu import compiled
 from verify.claim import claim
 from verify.judge import selfcheck
 
@@ -17,7 +20,7 @@ if TYPE_CHECKING:  # never run: importing a file makes its code part of this cla
     import snippets.judge.row_sum_numba.starter  # noqa: F401
     import verify.judge.launches  # noqa: F401
 
-DATA = ("problem.yaml", "statement.md")
+DATA = ("problem.yaml", "statement.md", "reference.cu", "starter.cu")
 
 
 @claim(
@@ -33,3 +36,39 @@ DATA = ("problem.yaml", "statement.md")
 def _(ctx):
     """范围：本站评测器，CPU 上 numba CUDA 模拟器里跑的子进程"""
     return selfcheck.observe(ctx.snippet_dir())
+
+
+def _entry(c):
+    """The kernel's mangled name in the PTX: the same name means the same name and parameter types."""
+    m = re.search(r"\.entry\s+(\w+)", c.ptx)
+    return m.group(1) if m else None
+
+
+@claim(
+    "judge.row-sum-numba.cuda-compiled",
+    question="cuda-kernels-by-hand",
+    statement="参考解的 CUDA C++ 版 `reference.cu`（每行一个 64 线程的块，行内从 {=16 字节} 边界开始的部分用 float4 读，部分和在共享内存里树形归约）"
+              "由 nvcc 编译：sm_80 上每线程 {sm_80_registers} 个寄存器、共享内存 {sm_80_shared} 字节（64 个 float 的部分和）、"
+              "溢出 {sm_80_spills} 字节，{sm_80_ldg128} 条 128 位的全局读 `LDG.E.128`，{sm_80_bar} 条 `BAR.SYNC`"
+              "（部分和写完一条，树的 6 步各一条）；sm_90a 上依次是 {sm_90a_registers} 个、{sm_90a_shared} 字节、{sm_90a_spills} 字节、"
+              "{sm_90a_ldg128} 条、{sm_90a_bar} 条。起始代码 `starter.cu` 的核函数签名与它{same_signature:?相同|不同}。",
+    expect={"sm_80_registers": {"<=": 64}, "sm_80_shared": 256, "sm_80_spills": 0, "sm_80_ldg128": {">": 0}, "sm_80_bar": 7,
+            "sm_90a_registers": {"<=": 64}, "sm_90a_shared": 256, "sm_90a_spills": 0, "sm_90a_ldg128": {">": 0},
+            "sm_90a_bar": 7, "same_signature": True},
+    needs=["nvcc"],
+)
+def _(ctx):
+    """范围：参考解的 CUDA C++ 版，sm_80 与 sm_90a"""
+    here, out = ctx.snippet_dir(), {}
+    for target in compiled.TARGETS:
+        c = compiled.cuda_source(ctx, (here / "reference.cu").read_text(), target=target, name="row_sum_reference")
+        ops = c.sass_ops
+        row = {"registers": c.registers, "shared": c.shared,
+               "spills": c.info.get("spill_stores", 0) + c.info.get("spill_loads", 0),
+               "ldg128": sum(n for op, n in ops.items() if op.startswith("LDG.E.128")),
+               "ldg": {op: n for op, n in sorted(ops.items()) if op.startswith("LDG")}, "bar": c.sass_count("BAR")}
+        out.update({f"{target}_{key}": value for key, value in row.items()})
+    starter = compiled.cuda_source(ctx, (here / "starter.cu").read_text(), name="row_sum_starter")
+    out["kernel"] = _entry(c)
+    out["same_signature"] = out["kernel"] is not None and _entry(starter) == out["kernel"]
+    return out
