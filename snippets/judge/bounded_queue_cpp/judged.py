@@ -28,5 +28,5 @@ DATA = ("problem.yaml", "statement.md", "driver.cpp", "starter.h")
     timeout=300,
 )
 def _(ctx):
-    """范围：本站评测器，g++ 加 ThreadSanitizer 编译的多线程 C++ 程序"""
+    """范围：本站评测器，g++ 与 ThreadSanitizer"""
     return selfcheck.observe(ctx.snippet_dir())
