@@ -200,3 +200,21 @@ def test_the_rounds_summary_stacks_on_a_phone_and_the_ratings_are_chinese(site):
             return [...bar.querySelectorAll("button")].map(x => x.firstChild.textContent);
         }""")
         assert words == ["重来", "困难", "良好", "简单"], words
+
+
+@pytest.mark.browser
+def test_no_question_page_scrolls_sideways_on_a_phone(site):
+    """A long declared scope in a claim's tag or a chip wraps inside it: every question page and every 手撕 problem
+    page fits a 390 px screen (a 40-character scope once made a page 518 px wide)."""
+    pages = sorted(p.parent.relative_to(site).as_posix() for p in site.glob("questions/*/index.html"))
+    pages += sorted(p.parent.relative_to(site).as_posix() for p in site.glob("judge/*/index.html"))
+    wide = {}
+    with serve(site) as base, browser() as chromium:
+        page = chromium.new_page(viewport=PHONE, locale="zh-CN", is_mobile=True)
+        for rel in pages:
+            page.goto(f"{base}/{rel}/")
+            page.wait_for_load_state("load")
+            size = page_size(page)
+            if scrolls_sideways(size):
+                wide[rel] = size["width"]
+    assert len(pages) > 30 and not wide, wide
