@@ -79,7 +79,7 @@ def _between(steps, emitted, who):
                "chunked_max_step": {"<=": 512}, "chunked_stall_steps": 0, "chunked_max_between": {"<=": 512},
                "chunked_long_prefill_steps": 6})
 def _(ctx):
-    """范围：按 token 数计的调度模拟（每步的 token 预算，不计一步的时间）"""
+    """范围：token 数模拟，不计时间"""
     out = {}
     for name, chunked in (("plain", False), ("chunked", True)):
         steps, emitted, first, last, shared = simulate(chunked)

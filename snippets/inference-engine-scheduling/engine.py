@@ -90,20 +90,28 @@ def serve(m, reqs, chunk=None):
     prompt prefilled into the slot, whole or ``chunk`` tokens per call), then runs one batched decode step
     for every running request; a request that has its tokens frees its slot at once.
 
-    Returns each request's logits per generated token, its tokens, the slot each used, the largest batch, and
-    the tokens the model was fed."""
+    Returns each request's logits per generated token, its tokens, the slot each used, the largest batch, the
+    tokens the model was fed, and per request the forward passes from its first prefill call to its last token
+    (every call in between counted: other requests' prefills too) and how many of those were others' prefills."""
     cache = StaticCache()
     ptr = (cache.k.data_ptr(), cache.v.data_ptr())
     free, waiting, running = list(range(SLOTS)), list(range(len(reqs))), {}
     logits = {r: [] for r in range(len(reqs))}
     out = {r: [] for r in range(len(reqs))}
     slot_of, fed, widest = {}, 0, 0
+    calls, prefills, since, forwards, others = [0], [], {}, {}, {}  # prefills: (call number, request)
+
+    def forward(*args):
+        calls[0] += 1
+        return m(*args)
 
     def emit(r, row):
         logits[r].append(row)
         out[r].append(int(row.argmax()))
         if len(out[r]) == reqs[r][1]:
             free.append(running.pop(r)["slot"])
+            forwards[r] = calls[0] - since[r]
+            others[r] = sum(1 for c, q in prefills if q != r and since[r] < c <= calls[0])
 
     while waiting or running:
         while waiting and free:
@@ -111,11 +119,12 @@ def serve(m, reqs, chunk=None):
             slot, prompt = free.pop(0), reqs[r][0]
             slot_of[r] = slot
             running[r] = {"slot": slot}
-            step = chunk or len(prompt)
+            step, since[r] = chunk or len(prompt), calls[0]
             for start in range(0, len(prompt), step):
                 piece = prompt[start:start + step]
                 pos = torch.arange(start, start + len(piece))
-                last = m(piece[None], pos[None], cache, torch.tensor([slot]))[0, -1]
+                last = forward(piece[None], pos[None], cache, torch.tensor([slot]))[0, -1]
+                prefills.append((calls[0], r))
                 fed += len(piece)
             emit(r, last)
         batch = sorted(running)
@@ -124,12 +133,13 @@ def serve(m, reqs, chunk=None):
         widest = max(widest, len(batch))
         tokens = torch.tensor([[out[r][-1]] for r in batch])
         pos = torch.tensor([[len(reqs[r][0]) + len(out[r]) - 1] for r in batch])
-        rows = m(tokens, pos, cache, torch.tensor([running[r]["slot"] for r in batch]))[:, 0]
+        rows = forward(tokens, pos, cache, torch.tensor([running[r]["slot"] for r in batch]))[:, 0]
         fed += len(batch)
         for r, row in zip(batch, rows):
             emit(r, row)
     same_buffer = ptr == (cache.k.data_ptr(), cache.v.data_ptr())
-    return {"logits": logits, "out": out, "slot_of": slot_of, "widest": widest, "fed": fed, "same_buffer": same_buffer}
+    return {"logits": logits, "out": out, "slot_of": slot_of, "widest": widest, "fed": fed, "same_buffer": same_buffer,
+            "calls": calls[0], "forwards": forwards, "others": others}
 
 
 @torch.no_grad()
@@ -171,7 +181,7 @@ def _(ctx):
                  "已写的位置），与整段一次 prefill 相比，全部 logits 最大差 {max_diff:.1e}（容差 {=1e-4}），生成的 token "
                  "{same_tokens:?全部相同|有不同}；模型前向的次数从 {calls_whole} 次变成 {calls_chunked} 次，喂进模型的 token 总数"
                  "都是 {fed_chunked}（{fed_equal:?相同|不同}）。",
-       expect={"max_diff": {"<": TOL}, "same_tokens": True, "fed_equal": True, "calls_chunked": {">": 0}})
+       expect={"max_diff": {"<": TOL}, "same_tokens": True, "fed_equal": True, "calls_whole": 31, "calls_chunked": 38})
 def _(ctx):
     """范围：一个 2 层、宽 64 的随机小解码器，fp32"""
     torch.set_num_threads(1)
@@ -193,6 +203,31 @@ def _(ctx):
             "fed_equal": whole["fed"] == chunked["fed"]}
 
 
+@claim("sched.engine-forwards-per-request", question=Q,
+       statement="同一个引擎循环，数每个请求从进槽（第一次 prefill）到拿到最后一个 token 之间模型一共前向了几次，别的请求进槽时"
+                 "插进来的 prefill 也算。单独跑时，每个请求正好是它要生成的 token 数（{alone_exact:?个个都是|不全是}）；"
+                 "{=6} 个请求连续批处理时，比这个数少的有 {fewer} 个，多的有 {more} 个、最多多 {most_extra} 次，多出来的"
+                 "{extra_is_prefills:?全是|不全是}别的请求的 prefill。提示词按每块 {=8} 个 token 切块时，比单独跑（同样切块）少的有 "
+                 "{chunked_fewer} 个，多的有 {chunked_more} 个、最多多 {chunked_most_extra} 次。",
+       expect={"alone_exact": True, "fewer": 0, "more": 4, "most_extra": 4, "extra_is_prefills": True,
+               "chunked_fewer": 0, "chunked_more": 4, "chunked_most_extra": 10})
+def _(ctx):
+    """范围：一个 2 层、宽 64 的随机小解码器，3 个槽"""
+    torch.set_num_threads(1)
+    m, reqs = model(), requests()
+    out = {}
+    for name, chunk in (("", None), ("chunked_", 8)):
+        run = serve(m, reqs, chunk)
+        alone = [serve(m, [q], chunk)["forwards"][0] for q in reqs]
+        extra = [run["forwards"][r] - alone[r] for r in range(len(reqs))]
+        out |= {f"{name}fewer": sum(x < 0 for x in extra), f"{name}more": sum(x > 0 for x in extra),
+                f"{name}most_extra": max(extra), f"{name}extra": extra,
+                f"{name}extra_is_prefills": extra == [run["others"][r] for r in range(len(reqs))]}
+        if chunk is None:
+            out["alone_exact"] = alone == [n for _, n in reqs]
+    return out
+
+
 PROMPT_LEN, GEN = 20, 24
 
 
@@ -206,7 +241,7 @@ def _counted(fn):
 
 @claim("sched.tokens-and-flops", question=Q,
        statement="一个请求（提示词 {=20} 个 token，生成 {=24} 个）：有缓存时模型一共只喂 {fed_cached} 个 token（提示词一次，之后每步一个），"
-                 "每步整段重算要喂 {fed_recompute} 个；FlopCounterMode 数到的权重矩阵乘 FLOPs 分别是 {linear_cached:,d} 和 "
+                 "每步都整段重算则一共要喂 {fed_recompute} 个；FlopCounterMode 数到的权重矩阵乘 FLOPs 分别是 {linear_cached:,d} 和 "
                  "{linear_recompute:,d}，都正好是每 token {linear_per_token:,d}（每个权重参数一次乘加）乘喂进去的 token 数"
                  "（{linear_exact:?两边都相等|不等}）。注意力那一份不同：本页的静态缓存对每个 decode token 都按整槽 {=64} 个位置算"
                  "分数（被掩码的位置也算），第一个 decode 步每 token 每层 {attn_first:,d} FLOPs，最后一步仍是 {attn_last:,d}，"

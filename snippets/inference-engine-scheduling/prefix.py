@@ -57,10 +57,10 @@ def serve(reqs):
        statement="{=32} 个请求共用一段 {=300} 个 token 的系统提示词，后接 {=20} 到 {=200} 个 token 的用户消息，前缀缓存按 {=16} 个 "
                  "token 一块、只缓存满块：第一个请求之后每个请求命中 {hit_blocks} 块（{hit_tokens} 个 token，系统提示词最后 "
                  "{tail} 个 token 不满一块，照样重算）。prefill 要算的 token 从 {total:,d} 个降到 {computed:,d} 个（省 {saved:pct}）；"
-                 "这些提示词占的物理块从 {blocks_plain:,d} 个降到 {blocks_cached:,d} 个。",
+                 "{=32} 个请求同时驻留时，这些提示词占的物理块从 {blocks_plain:,d} 个降到 {blocks_cached:,d} 个。",
        expect={"hit_blocks": 18, "hit_tokens": 288, "tail": 12, "later_all_hit": True, "saved": {"approx": [0.6959, 0.001]}})
 def _(ctx):
-    """范围：按块数计的前缀缓存模拟（块大小 16、链式哈希，请求逐个到达）"""
+    """范围：块数模拟（16 token 一块）"""
     reqs = prompts(header_first=False)
     plain = serve([[i * 10 ** 6 + t for t in r] for i, r in enumerate(reqs)])  # every request distinct: no hit
     run = serve(reqs)
@@ -77,7 +77,7 @@ def _(ctx):
                  "（全部重算）。链式哈希让第一块不同的提示词之后每一块都不同，系统提示词内容再一样也用不上缓存。",
        expect={"before_hits_total": 0, "after_hits_total": 558, "before_is_all": True})
 def _(ctx):
-    """范围：按块数计的前缀缓存模拟（块大小 16、链式哈希，请求逐个到达）"""
+    """范围：块数模拟（16 token 一块）"""
     out = {}
     for name, first in (("after", False), ("before", True)):
         reqs = prompts(header_first=first)
