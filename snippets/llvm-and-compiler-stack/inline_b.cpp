@@ -1,0 +1,2 @@
+#include "inline.h"
+int from_b(int x) { return helper(x) * 2; }
