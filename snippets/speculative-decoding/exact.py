@@ -67,7 +67,7 @@ def output(p, q, rule="residual"):
                  "{equal_tv:?都精确相等|并不都相等}。",
        expect={"alpha": {"close": "4/5", "one_hot": "1/4", "missing_tokens": "3/5"}, "equal_tv": True})
 def _(ctx):
-    """范围：三组给定的五个 token 上的分布，分数精确计算"""
+    """范围：5 token 分布，分数精确"""
     alpha, equal = {}, True
     for name, (pw, qw) in PAIRS.items():
         p, q = normalise(pw), normalise(qw)
@@ -84,7 +84,7 @@ def _(ctx):
                  "残差只在 p > q 的 token 上非零：接近的草稿那组是 {support_close} 个 token。",
        expect={"exact": True, "support_close": 2, "rejected_is_mass": True})
 def _(ctx):
-    """范围：三组给定的五个 token 上的分布，分数精确计算"""
+    """范围：5 token 分布，分数精确"""
     exact = mass = True
     for pw, qw in PAIRS.values():
         p, q = normalise(pw), normalise(qw)
@@ -95,12 +95,30 @@ def _(ctx):
             "support_close": sum(1 for r in residual(p, q) if r), "output_close": [str(x) for x in output(p, q)]}
 
 
+# A pair where a token with p > q is over-sampled, not under-sampled, when a rejection redraws from p: q(0) is
+# close to p(0), so it already gets almost all of p(0) and the redraw adds (1 − α)·p(0) on top.
+COUNTER = ([50, 30, 20], [49, 1, 50])
+
+
 @claim("specdec.wrong-rules-exact", question=Q,
        statement="两种常见的写错，同样精确计算（接近的草稿那组）：被拒绝时直接从 p 重抽而不是从残差，输出分布与 p 的总变差距离是 "
-                 "{tv.target}，p > q 的 token 被少抽、p < q 的被多抽；把接受概率写反成 min(1, q/p)，距离是 {tv.inverted}。"
+                 "{tv.target}：p < q 的 token 已经拿满了 p，拒绝时又按 p 分到一份，{over:?全部被多抽|并非全部被多抽}；多出的概率从 "
+                 "p > q 的 token 那里扣掉（这一组里它们{under:?都被少抽|并非都被少抽}）。单个 p > q 的 token 只在 q(x) < α·p(x) 时少抽"
+                 "（四组分布里{under_iff:?逐个如此|并非逐个如此}）：p = ({=50}, {=30}, {=20})/100、q = ({=49}, {=1}, {=50})/100 时 "
+                 "token 0 的 p > q，输出却是 {counter_out0}，比 p 的 1/2 多。把接受概率写反成 min(1, q/p)，距离是 {tv.inverted}。"
                  "正确规则的距离是 {tv.residual}。",
-       expect={"tv": {"residual": "0", "target": "3/25", "inverted": "1/5"}})
+       expect={"tv": {"residual": "0", "target": "3/25", "inverted": "1/5"}, "over": True, "under": True,
+               "under_iff": True, "counter_out0": "16/25"})
 def _(ctx):
-    """范围：一组给定的五个 token 上的分布，分数精确计算"""
+    """范围：5 与 3 token 分布，分数精确"""
     p, q = (normalise(w) for w in PAIRS["close"])
-    return {"tv": {rule: str(total_variation(output(p, q, rule), p)) for rule in ("residual", "target", "inverted")}}
+    tv = {rule: str(total_variation(output(p, q, rule), p)) for rule in ("residual", "target", "inverted")}
+    under = all(o < a for o, a, b in zip(output(p, q, "target"), p, q) if a > b)
+    over, under_iff = True, True
+    for pw, qw in (*PAIRS.values(), COUNTER):
+        pp, qq = normalise(pw), normalise(qw)
+        out, alpha = output(pp, qq, "target"), acceptance(pp, qq)
+        over &= all(o > a for o, a, b in zip(out, pp, qq) if a < b)
+        under_iff &= all((o < a) == (b < alpha * a) for o, a, b in zip(out, pp, qq) if a > b)
+    counter = output(*(normalise(w) for w in COUNTER), "target")
+    return {"tv": tv, "over": over, "under": under, "under_iff": under_iff, "counter_out0": str(counter[0])}
