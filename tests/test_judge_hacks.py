@@ -233,6 +233,20 @@ def test_a_checkout_or_environment_under_tmp_stays_visible_inside_bwrap(monkeypa
         assert str(path) in bound, (path, cmd)
 
 
+def test_a_toolchain_reached_through_a_symlink_is_bound_where_it_lives(monkeypatch, tmp_path):
+    """A checkout whose .venv is a symlink (a clone sharing another's environment): bwrap cannot make a mount point
+    through the link, so the toolchain is bound at its real path (the whole judge once failed on it)."""
+    from verify import toolchain  # noqa: PLC0415
+    from verify.judge import sandbox  # noqa: PLC0415
+
+    real = tmp_path / "real" / "gputools"
+    real.mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    monkeypatch.setattr(toolchain, "folder", lambda: tmp_path / "link" / "gputools")
+    needed = sandbox._needed()
+    assert real in needed and tmp_path / "link" / "gputools" not in needed
+
+
 @pytest.mark.parametrize("fresh", ["torch.empty_like(x)", "x.new_empty(x.shape)", "torch.empty_strided(x.shape, x.stride())",
                                    "torch.Tensor(*x.shape)", "torch.empty(0).resize_(x.shape)",
                                    "torch.empty(x.numel()).view(x.shape)"])

@@ -65,7 +65,7 @@ def _needed() -> list[Path]:
     """What the child reads besides the candidate's folder: the checkout holding this package (the child's own
     module, the problem's files) and the Python environment it runs in."""
     return [Path(child.__file__).resolve().parents[2], Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
-            Path(os.path.realpath(sys.executable)).parent, *([toolchain.folder()] if toolchain.folder().is_dir() else [])]
+            Path(os.path.realpath(sys.executable)).parent, *([toolchain.folder().resolve()] if toolchain.folder().is_dir() else [])]
 
 
 def _limits(cpu_seconds: int, memory: int | None = MEMORY) -> None:
