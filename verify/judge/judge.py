@@ -162,7 +162,8 @@ def _run_children(problem: Problem, files: list[Path], prepared: Prepared, work:
     return _spawn(problem, files, prepared, work)[1]
 
 
-def _spawn(problem: Problem, files: list[Path], prepared: Prepared, work: Path) -> tuple[sandbox.Run, list[Any]]:
+def _spawn(problem: Problem, files: list[Path], prepared: Prepared, work: Path,
+           timeout_s: float | None = None) -> tuple[sandbox.Run, list[Any]]:
     cases = work / "cases.bin"
     child.save(cases, prepared.args, problem.language)
     files = [f.resolve() for f in files]  # the sandbox binds folders by absolute path
@@ -172,7 +173,7 @@ def _spawn(problem: Problem, files: list[Path], prepared: Prepared, work: Path) 
     spec.write_text(json.dumps({"language": problem.language, "entry": problem.entry, "runs": runs,
                                 "imports": problem.imports, "forbidden_calls": problem.forbidden_calls,
                                 "cases": str(cases), "tools": tools}), encoding="utf-8")
-    ran = sandbox.run(spec, work, files[0].parent, problem.timeout_s)
+    ran = sandbox.run(spec, work, files[0].parent, timeout_s or problem.timeout_s)
     return ran, [_read(problem, Path(r["result"])) if ran.returncode == 0 else None for r in runs]
 
 
@@ -189,17 +190,55 @@ def judge(problem: Problem, candidate: Path, seed: int | None = None, gpu: bool 
     start = time.perf_counter()
     seed = problem.seed if seed is None else seed
     candidate = candidate.resolve()
-    report = Report(problem.id, str(candidate), seed, isolation=sandbox.isolation())
     prepared = prepare(problem, seed)
-    report.cases = len(prepared.args)
     with tempfile.TemporaryDirectory(prefix="judge-") as tmp:
         ran, result = _run_child(problem, candidate, prepared, Path(tmp))
-    _verdicts(problem, prepared, ran, result, report)
-    if report.verdict == "fail" and report.case in prepared.names:
-        _name_the_bug(problem, prepared, report, result)
+    report = _report(problem, candidate, prepared, seed, ran, result, None)
     if gpu and report.verdict != "error" and problem.language in KERNELS:
         report.gpu = gpu_sections(problem, candidate, prepared)
     report.seconds = time.perf_counter() - start
+    return report
+
+
+def judge_all(problem: Problem, files: list[Path]) -> dict[str, Report]:
+    """Each of ``files`` (the problem's own solutions and known-wrong solutions) judged on the problem's seed, all of
+    them in one child (a C++ file: one build and run each), each failing file's bug named from the others' outcomes
+    in that same run. A file the shared child left without a result (it timed out or crashed) is judged again alone,
+    so one file never decides another's verdict."""
+    start = time.perf_counter()
+    files = [f.resolve() for f in files]
+    prepared = prepare(problem, problem.seed)
+    with tempfile.TemporaryDirectory(prefix="judge-") as tmp:
+        if problem.language == "cpp":
+            from verify.judge import cpp  # noqa: PLC0415
+
+            pairs = [cpp.run_child(problem, f, prepared, Path(tmp) / f"m{k}") for k, f in enumerate(files)]
+        else:
+            ran, results = _spawn(problem, files, prepared, Path(tmp), problem.timeout_s * len(files))
+            pairs = [(ran, r) for r in results]
+    mutants = {p.resolve() for p in problem.mutant_files()}
+    known = {f.stem: r for f, (_, r) in zip(files, pairs) if f in mutants and _complete(r, prepared)}
+    reports = {}
+    for f, (ran, result) in zip(files, pairs):
+        if problem.language != "cpp" and not _complete(result, prepared):
+            reports[f.stem] = judge(problem, f)
+            continue
+        reports[f.stem] = _report(problem, f, prepared, problem.seed, ran, result, known)
+        reports[f.stem].seconds = (time.perf_counter() - start) / len(files)
+    return reports
+
+
+def _complete(result: Any, prepared: Prepared) -> bool:
+    return isinstance(result, dict) and len(result.get("cases", [])) == len(prepared.args)
+
+
+def _report(problem: Problem, candidate: Path, prepared: Prepared, seed: int, ran: sandbox.Run, result: Any,
+            known: dict[str, Any] | None) -> Report:
+    report = Report(problem.id, str(candidate), seed, isolation=sandbox.isolation())
+    report.cases = len(prepared.args)
+    _verdicts(problem, prepared, ran, result, report)
+    if report.verdict == "fail" and report.case in prepared.names:
+        _name_the_bug(problem, prepared, report, result, known)
     return report
 
 
@@ -265,14 +304,18 @@ def _outcome(got: dict[str, Any]) -> Outcome:
     return Outcome(value=got.get("value"))
 
 
-def _name_the_bug(problem: Problem, prepared: Prepared, report: Report, result: Any) -> None:
-    """The known-wrong solution whose outcome on the failing case is the candidate's."""
+def _name_the_bug(problem: Problem, prepared: Prepared, report: Report, result: Any,
+                  known: dict[str, Any] | None = None) -> None:
+    """The known-wrong solution whose outcome on the failing case is the candidate's (``known``: the known-wrong
+    solutions' results on every case, where a run already has them)."""
     i = prepared.names.index(report.case)
     args, expected = prepared.args[i], prepared.expected[i]
     got = _outcome(result["cases"][i])
     check_value = _value_check(problem)
     check = getattr(loading.module(problem.path / "reference.py", "reference"), "check", None)
-    for stem, theirs in _mutant_outcomes(problem, prepared, i).items():
+    theirs_all = ({stem: _outcome(r["cases"][i]) for stem, r in known.items()} if known is not None
+                  else _mutant_outcomes(problem, prepared, i))
+    for stem, theirs in theirs_all.items():
         their_mismatches = compare.outcomes(args, expected, theirs, check_value, check)
         if not their_mismatches:
             continue

@@ -15,8 +15,9 @@ from verify.judge import judge, problem
 def observe(folder: Path) -> dict[str, Any]:
     """Judge each solution and mutant of the problem in ``folder``; what a claim returns."""
     p = problem.load(folder)
-    solutions = {f.stem: judge.judge(p, f) for f in p.solutions()}
-    mutants = {f.stem: judge.judge(p, f) for f in p.mutant_files()}
+    reports = judge.judge_all(p, [*p.solutions(), *p.mutant_files()])
+    solutions = {f.stem: reports[f.stem] for f in p.solutions()}
+    mutants = {f.stem: reports[f.stem] for f in p.mutant_files()}
     return {
         "problem": p.id, "seed": p.seed, "solutions": len(solutions), "mutants": len(mutants),
         "cases": max((r.cases for r in solutions.values()), default=0),
