@@ -158,15 +158,32 @@ extern "C" __global__ void copy(const float* R x, float* R y, int n) {
 """
 
 
+def _segments(c):
+    """LDGs in each straight-line stretch of the SASS (split at branches and exits), in program order, empty ones left out."""
+    counts, run = [], 0
+    for m in map(compiled._SASS_LINE.search, c.sass.splitlines()):
+        if not m:
+            continue
+        op = m.group(1)
+        run += op.startswith("LDG")
+        if op.startswith(("BRA", "EXIT")):
+            counts.append(run)
+            run = 0
+    return [k for k in [*counts, run] if k]
+
+
 @claim(
     "bw.nvcc-restrict-ilp",
     question=Q,
-    statement="同一个 grid-stride 的 copy 循环，nvcc 13.0 为 sm_90a 编译：`x`、`y` 是普通指针时，循环展开后仍是一条 load 一条 store "
-              "交替（store 之前最多 {plain_before_store} 条 load），因为 `y[i]` 可能写到下一次要读的 `x`，load 不能提到 store 前面，"
-              "每线程只有 {plain_before_store} 个 load 在途；加上 `__restrict__` 后连发 {restrict_before_store} 条 {restrict_ldg} 再 store，"
-              "同样的 occupancy 下在途字节是原来的 {gain} 倍。",
-    expect={"plain_before_store": 1, "plain_ldg": "LDG.E", "restrict_before_store": 4, "restrict_ldg": "LDG.E.CONSTANT",
-            "gain": 4},
+    statement="同一个 grid-stride 的 copy 循环，nvcc 13.0 为 sm_90a 编译：`x`、`y` 是普通指针时，循环体展开成每轮 {plain_unrolled} 条 "
+              "load 后仍是一条 load 一条 store 交替（store 之前最多 {plain_before_store} 条 load），因为 `y[i]` 可能写到下一次要读的 "
+              "`x`，load 不能提到 store 前面；加上 `__restrict__` 后展开的循环体连发 {restrict_before_store} 条 {restrict_ldg} 再 "
+              "store。两版都先走一个每轮 {restrict_remainder_ldg} 条 load 的余数循环，再进展开的循环体：每个线程至少走 {=4} 轮"
+              "（线程总数不超过 n 的四分之一）时，在途的 load 是原来的 {gain} 倍；grid 大到每个线程只分到 {=1} 个元素时只走余数循环，"
+              "仍是一条。",
+    expect={"plain_before_store": 1, "plain_ldg": "LDG.E", "plain_unrolled": 4, "plain_segments": [1, 4],
+            "restrict_before_store": 4, "restrict_ldg": "LDG.E.CONSTANT", "restrict_segments": [1, 4],
+            "restrict_remainder_ldg": 1, "gain": 4},
     needs=["nvcc"],
 )
 def _(ctx):
@@ -177,6 +194,8 @@ def _(ctx):
     out = {}
     for key, flags in (("plain", ()), ("restrict", ("-DRESTRICT",))):
         c = compiled.cuda_source(ctx, CUDA_COPY, name=f"copy_{key}", flags=flags)
-        out |= _flat(key, {**_loads(c), "registers": c.registers})
+        seg = _segments(c)
+        out |= _flat(key, {**_loads(c), "registers": c.registers, "segments": seg, "unrolled": max(seg),
+                           "remainder_ldg": seg[0]})
     out["gain"] = out["restrict_before_store"] // out["plain_before_store"]
     return out

@@ -91,7 +91,8 @@ def _(ctx):
     statement="按列读时，一个 {=32}×{=8} 线程的 block 里 {=8} 个 warp 读相邻的 {=8} 列，一个 sector 正好装下一行里这 {=8} 个 float："
               "每个 block 的 request 加起来 {per_block_requested} 个 sector，不同的只有 {per_block} 个，{reused:.1%} 是同一个 block 里"
               "别的 warp 已经碰过的（warp 按什么顺序执行都一样）。这些重读在 L1 或 L2 里命中与否，决定 DRAM 实际搬的是要用字节的 "
-              "{=1} 倍还是最多 {worst:.0f} 倍；模拟器看不到命中，要在 GPU 上比 DRAM 读的字节和要用的字节。",
+              "{=1} 倍，还是按 {=32 字节} sector 计的 {worst:.0f} 倍（L2 按更大粒度取时还会更多）；模拟器看不到命中，要在 GPU 上比 "
+              "DRAM 读的字节和要用的字节。",
     expect={"reused": 0.875, "per_block": 32, "per_block_requested": 256, "worst": 8.0},
     needs=["numba"],
 )

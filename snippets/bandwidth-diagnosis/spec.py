@@ -62,8 +62,7 @@ def _(ctx):
               "{low_a100_break_even_ns:.0f} ns（A100）或 {low_h100_break_even_ns:.0f} ns（H100）时，{=32} 个 warp 的在途字节才够跑满。",
     expect={"low_bytes": 4096, "low_a100_cap": {"approx": [0.3616, 1e-3]}, "low_h100_cap": {"approx": [0.2690, 1e-3]},
             "low_a100_break_even_ns": {"approx": [216.95, 1e-3]}, "low_h100_break_even_ns": {"approx": [161.39, 1e-3]},
-            "high_a100_cap": {"approx": [0.7232, 1e-3]}, "high_h100_cap": {"approx": [0.5380, 1e-3]},
-            "doubling_doubles": True},
+            "high_a100_cap": {"approx": [0.7232, 1e-3]}, "high_h100_cap": {"approx": [0.5380, 1e-3]}},
 )
 def _(ctx):
     """The cap Little's law puts on a kernel with too few bytes in flight, for two warp counts on two GPUs.
@@ -77,14 +76,14 @@ def _(ctx):
         out[f"{key}_bytes"] = in_flight
         for g, gpu in (("a100", A100), ("h100", H100)):
             out |= {f"{key}_{g}_{k}": v for k, v in _cap(ctx, gpu, in_flight).items()}
-    out["doubling_doubles"] = all(abs(out[f"high_{g}_cap"] - 2 * out[f"low_{g}_cap"]) < 1e-12 for g in ("a100", "h100"))
     return out
 
 
 @claim(
     "bw.occupancy-times-width",
     question=Q,
-    statement="同一个流式 kernel（{=256} 线程的 block，每线程一个 load 在途）放在 H100 SXM 上，换一种算法核对：每线程 "
+    statement="同一个流式 kernel（{=256} 线程的 block，每线程一个 load 在途）放在 H100 SXM 上，驻留的 warp 数改从寄存器按 occupancy "
+              "calculator 的规则得到（上限仍是同一个 Little's law）：每线程 "
               "{r64_registers} 个寄存器时每 SM 驻留 {r64_warps} 个 warp（occupancy {r64_occupancy:pct}），{r128_registers} 个时 "
               "{r128_warps} 个（{r128_occupancy:pct}）。在途字节 = 驻留的 warp × {=32} 线程 × 每次 load 的字节：{=4 字节} 的 load 分别是 "
               "{r64_w4_bytes:bytes} 和 {r128_w4_bytes:bytes}，在假设的 {=600 ns} 延迟下上限 {r64_w4_cap:pct} 和 {r128_w4_cap:pct}；"
@@ -93,8 +92,7 @@ def _(ctx):
     expect={"r64_warps": 32, "r64_occupancy": 0.5, "r64_w4_bytes": 4096, "r64_w4_cap": {"approx": [0.2690, 1e-3]},
             "r64_w16_bytes": 16384, "r64_w16_cap": 1.0,
             "r128_warps": 16, "r128_occupancy": 0.25, "r128_w4_bytes": 2048, "r128_w4_cap": {"approx": [0.1345, 1e-3]},
-            "r128_w16_bytes": 8192, "r128_w16_cap": {"approx": [0.5380, 1e-3]},
-            "wide_low_occupancy_beats_narrow_high": True},
+            "r128_w16_bytes": 8192, "r128_w16_cap": {"approx": [0.5380, 1e-3]}},
 )
 def _(ctx):
     """Occupancy from registers (the calculator's rules, compute capability 9.0), times the width of one load.
@@ -111,7 +109,6 @@ def _(ctx):
         for width in (4, 16):
             in_flight = occ["warps"] * warp * width
             out |= {f"{r}_w{width}_bytes": in_flight, **{f"{r}_w{width}_{k}": v for k, v in _cap(ctx, H100, in_flight).items()}}
-    out["wide_low_occupancy_beats_narrow_high"] = out["r128_w16_cap"] > out["r64_w4_cap"]
     return out
 
 
