@@ -29,8 +29,8 @@ int main() {
     // std::string: a long string (on the heap, past the small-string buffer)
     const std::string cs(100, 'a');
     const std::uintptr_t cs_buf = addr(cs.data());
+    std::printf("string.length=%zu\n", cs.size());  // before the move
     std::string s1 = std::move(cs);
-    std::printf("string.length=%zu\n", cs.size());
     std::printf("string.const=%d,%zu\n", int(addr(s1.data()) == cs_buf), cs.size());
     std::string ns(100, 'a');
     const std::uintptr_t ns_buf = addr(ns.data());

@@ -47,16 +47,19 @@ def _growth(ctx) -> dict[str, dict]:
     """growth.cpp's element types: copies and moves over all reallocations, allocations, capacities."""
     v = _output(ctx, "growth.cpp")
     out: dict[str, dict] = {}
-    for name in ("noexcept", "throwing", "legacy", "modern", "move_only", "reserved"):
+    for name in ("noexcept", "throwing", "legacy", "defaulted", "modern", "move_only", "reserved"):
         out[name] = {**_pair("relocated", v[name]), "allocations": int(v[f"{name}.allocations"]),
                      "nothrow_move": v[f"{name}.nothrow_move"] == "1",
                      "caps": [int(c) for c in v[f"{name}.caps"].split(",") if c], "n": int(v["n"])}
+    relocated, at = (int(x) for x in v["scan.max"].split(","))
+    out["scan"] = {"max_relocated": relocated, "max_at": at, "up_to": int(v["scan.n"]),
+                   "at": {int(k): int(x) for k, x in (kv.split(":") for kv in v["scan.at"].split(",") if kv)}}
     return out
 
 
 @claim("move.vector-growth-noexcept", question=Q, needs=["g++"],
        statement="往空 `std::vector` 里逐个 `emplace_back` {n} 个元素，扩容时搬旧元素：移动构造是 `noexcept` 的类型"
-                 "拷贝 {noexcept_copies} 次、移动 {noexcept_moves} 次；同一个类型只去掉 `noexcept`，变成拷贝 "
+                 "拷贝 {noexcept_copies} 次、移动 {noexcept_moves} 次；同一个计数类型模板只去掉移动构造上的 `noexcept`，变成拷贝 "
                  "{throwing_copies} 次、移动 {throwing_moves} 次。libstdc++ 扩容的 `_M_realloc_insert` 里，移动不抛时逐个移动"
                  "（`_S_use_relocate()` 分支：{relocate_branch:?有|没有}），否则{uses_move_if_noexcept:?调用|不调用} "
                  "`__uninitialized_move_if_noexcept_a`，即逐元素的 `std::move_if_noexcept`：移动可能抛异常时改用拷贝，"
@@ -77,15 +80,17 @@ def _(ctx):
 @claim("move.vector-growth-implicit", question=Q, needs=["g++"],
        statement="同样 {n} 次 `emplace_back`，成员是同一个计数类型（移动 `noexcept`）：什么都不声明的类，编译器生成的移动构造"
                  "也是 `noexcept`，扩容移动 {modern_moves} 次、拷贝 {modern_copies} 次；只多写一个空析构函数 `~Legacy() {}`，"
-                 "移动构造就不再隐式生成，扩容拷贝 {legacy_copies} 次、移动 {legacy_moves} 次；移动可能抛、但拷贝构造被删除的类型"
+                 "移动构造就不再隐式生成，扩容拷贝 {legacy_copies} 次、移动 {legacy_moves} 次；写成 `~Defaulted() = default;` "
+                 "也算用户声明，同样拷贝 {defaulted_copies} 次、移动 {defaulted_moves} 次；移动可能抛、但拷贝构造被删除的类型"
                  "没有退路，仍然移动 {move_only_moves} 次（这时强异常保证没了）。",
        expect={"modern_copies": 0, "modern_moves": 1023, "legacy_copies": 1023, "legacy_moves": 0,
-               "move_only_copies": 0, "move_only_moves": 1023, "legacy_nothrow": False})
+               "defaulted_copies": 1023, "defaulted_moves": 0, "move_only_copies": 0, "move_only_moves": 1023,
+               "legacy_nothrow": False})
 def _(ctx):
     """范围：g++ 12 的 libstdc++，计数类型"""
     g = _growth(ctx)
     out = {"n": g["legacy"]["n"], "legacy_nothrow": g["legacy"]["nothrow_move"]}
-    for name in ("modern", "legacy", "move_only"):
+    for name in ("modern", "legacy", "defaulted", "move_only"):
         out[f"{name}_copies"] = g[name]["relocated_copies"]
         out[f"{name}_moves"] = g[name]["relocated_moves"]
     return out
@@ -93,16 +98,19 @@ def _(ctx):
 
 @claim("move.vector-capacity", question=Q, needs=["g++"],
        statement="libstdc++ 的 `std::vector` 逐个追加 {n} 个元素，容量依次是 {caps}：每次翻倍，计数分配器数到 "
-                 "{allocations} 次分配，扩容一共搬了 {relocated} 个元素，是元素数的 {ratio:.2f} 倍（几何增长让每次追加均摊常数次搬运）。"
-                 "先 `reserve({n})`：分配 {reserved_allocations} 次，搬元素 {reserved_relocated} 次。",
+                 "{allocations} 次分配，扩容一共搬了 {relocated} 个元素。元素数 n 从 1 逐个加到 {up_to}，每个 n 上算搬运量与 n 之比："
+                 "最大是 {max_ratio:.2f}（n = {max_at}，刚越过一次翻倍；n 为 {at} 时搬运量依次是 {at_relocated}），都小于 2："
+                 "几何增长让每次追加均摊常数次搬运。先 `reserve({n})`：分配 {reserved_allocations} 次，搬元素 {reserved_relocated} 次。",
        expect={"caps": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], "allocations": 11, "relocated": 1023,
-               "reserved_allocations": 1, "reserved_relocated": 0})
+               "max_ratio": {"<": 2}, "max_at": 513, "reserved_allocations": 1, "reserved_relocated": 0})
 def _(ctx):
     """范围：g++ 12 的 libstdc++"""
     g = _growth(ctx)
     relocated = g["noexcept"]["relocated_moves"] + g["noexcept"]["relocated_copies"]
     return {"n": g["noexcept"]["n"], "caps": g["noexcept"]["caps"], "allocations": g["noexcept"]["allocations"],
-            "relocated": relocated, "ratio": relocated / g["noexcept"]["n"], "reserved_allocations": g["reserved"]["allocations"],
+            "relocated": relocated, "up_to": g["scan"]["up_to"], "max_ratio": g["scan"]["max_relocated"] / g["scan"]["max_at"],
+            "max_at": g["scan"]["max_at"], "at": list(g["scan"]["at"]), "at_relocated": list(g["scan"]["at"].values()),
+            "reserved_allocations": g["reserved"]["allocations"],
             "reserved_relocated": g["reserved"]["relocated_moves"] + g["reserved"]["relocated_copies"]}
 
 

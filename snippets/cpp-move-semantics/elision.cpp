@@ -1,5 +1,5 @@
 // Copies and moves of return by value, counted. Built four ways: -std=c++14 / -std=c++17, each with and
-// without -fno-elide-constructors (and -O2 in all four).
+// without -fno-elide-constructors (and -O2 in all four); once more with -std=c++20 for rref_param.
 #include <utility>
 
 #include "tracer.h"
@@ -17,9 +17,10 @@ T two_named(bool first) {                // two candidates: NRVO cannot pick one
     return y;
 }
 T param(T t) { return t; }               // a parameter is never built in the caller's object
+T rref_param(T&& t) { return t; }        // `t` names an rvalue reference: an lvalue (implicitly moved from C++20)
 T moved_local() {                        // `return std::move(t)` names an xvalue, not the local
     T t{1};
-    return std::move(t);                 // g++ warns: -Wpessimizing-move
+    return std::move(t);                 // g++ -Wall warns: -Wpessimizing-move
 }
 
 int main() {
@@ -34,6 +35,8 @@ int main() {
     report("two_named");
     { T a = param(T{1}); }
     report("param");
+    { T a = rref_param(T{1}); }
+    report("rref_param");
     { T a = moved_local(); }
     report("moved_local");
 }

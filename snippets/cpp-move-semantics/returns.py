@@ -2,7 +2,8 @@
 
 Each program is built by the project's g++ builder (verify.cxx) and prints ``name=copies,moves`` lines from the
 counting type in tracer.h. elision.cpp is built four ways (C++14 and C++17, each with and without
--fno-elide-constructors); pinned.cpp returns a type with neither copy nor move constructor.
+-fno-elide-constructors), once more as C++20, and twice only to read g++'s warnings (with and without -Wall);
+pinned.cpp returns a type with neither copy nor move constructor.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from verify.claim import claim
 Q = "cpp-move-semantics"
 HEADER = "tracer.h"
 OPT = "-O2"
-MODES = {"c++14": "-std=c++14", "c++17": "-std=c++17"}
+MODES = {"c++14": "-std=c++14", "c++17": "-std=c++17", "c++20": "-std=c++20"}
 NO_ELIDE = "-fno-elide-constructors"
 
 
@@ -124,7 +125,7 @@ def _(ctx):
 def _elision(ctx) -> dict[str, dict[str, str]]:
     """Each of the four builds' output (``c++17.no_elide`` …): case name -> ``copies,moves``."""
     out = {}
-    for std in MODES:
+    for std in ("c++14", "c++17"):
         for elide, flags in (("default", ()), ("no_elide", (NO_ELIDE,))):
             out[f"{std}.{elide}"] = _run(ctx, "elision.cpp", std, *flags)
     return out
@@ -134,32 +135,39 @@ def _elision(ctx) -> dict[str, dict[str, str]]:
        statement="`T a = f();`，`f` 里 `return T{1};`（返回纯右值）：`-std=c++17` 加上 `-fno-elide-constructors`，"
                  "拷贝 {c17_flag_copies} 次、移动 {c17_flag_moves} 次，和不加时（移动 {c17_default_moves} 次）一样；同一份代码 `-std=c++14` "
                  "加这个开关，移动 {c14_flag_moves} 次（临时对象移进返回值，返回值再移进 `a`）。`return T(T(T{1}));` "
-                 "加开关时，C++14 移动 {nested_c14_moves} 次，C++17 {nested_c17_moves} 次。",
+                 "加开关时，C++14 移动 {nested_c14_moves} 次，C++17 {nested_c17_moves} 次。按值参数 `T a = param(T{1});`"
+                 "（`param` 返回它的参数）加开关时，C++14 移动 {param_c14_flag_moves} 次，C++17 {param_c17_flag_moves} 次。",
        expect={"c17_default_copies": 0, "c17_default_moves": 0, "c17_flag_copies": 0, "c17_flag_moves": 0,
-               "c14_flag_moves": 2, "c14_default_moves": 0, "nested_c14_moves": 4, "nested_c17_moves": 0})
+               "c14_flag_moves": 2, "c14_default_moves": 0, "nested_c14_moves": 4, "nested_c17_moves": 0,
+               "param_c14_flag_moves": 3, "param_c17_flag_moves": 1})
 def _(ctx):
     """范围：g++ 12，-std=c++14 与 -std=c++17，-O2"""
     e = _elision(ctx)
     return {**_cm("c17_default", e["c++17.default"]["prvalue"]), **_cm("c17_flag", e["c++17.no_elide"]["prvalue"]),
             **_cm("c14_default", e["c++14.default"]["prvalue"]), **_cm("c14_flag", e["c++14.no_elide"]["prvalue"]),
             **_cm("nested_c14", e["c++14.no_elide"]["nested"]), **_cm("nested_c17", e["c++17.no_elide"]["nested"]),
+            **_cm("param_c14_flag", e["c++14.no_elide"]["param"]), **_cm("param_c17_flag", e["c++17.no_elide"]["param"]),
             "builds": e}
 
 
 @claim("move.pinned-return", question=Q, needs=["g++"],
        statement="换一种方式验证：拷贝、移动构造都被删除的类型（自定义的 `Pinned` 和 `std::mutex`）按值返回纯右值，"
-                 "`-std=c++17 -fno-elide-constructors` {c17:?能编译|编译不过}，`-std=c++14` {c14:?能编译|编译不过}"
-                 "（{c14_deleted:?报被删除的拷贝构造|报别的错}）；C++17 下改成返回具名局部变量，{c17_named:?能编译|编译不过}："
-                 "具名返回值优化（NRVO）是允许而不是保证，移动构造必须存在。",
-       expect={"c17": True, "c14": False, "c17_named": False, "c14_deleted": True, "c17_named_deleted": True})
+                 "`-std=c++17 -fno-elide-constructors` {c17:?能编译|编译不过}，`-std=c++14`（不加这个开关）{c14:?能编译|编译不过}"
+                 "（{c14_deleted:?报被删除的移动构造|报别的错}）；C++17 下改成返回具名局部变量，{c17_named:?能编译|编译不过}："
+                 "具名返回值优化（NRVO）是允许而不是保证，即使编译器会省略，按值返回具名变量也要求拷贝或移动构造可用"
+                 "（g++ 报的是被删除的{named_which}）。",
+       expect={"c17": True, "c14": False, "c17_named": False, "c14_deleted": True, "named_which": "拷贝构造"})
 def _(ctx):
     """范围：g++ 12，-std=c++14 与 -std=c++17"""
     c17, _ = _compiles(ctx, "pinned.cpp", "c++17", NO_ELIDE)
-    c14, c14_error = _compiles(ctx, "pinned.cpp", "c++14", NO_ELIDE)
+    c14, c14_error = _compiles(ctx, "pinned.cpp", "c++14")
     named, named_error = _compiles(ctx, "pinned.cpp", "c++17", "-DPINNED_NAMED")
+    deleted = "use of deleted function" in named_error
+    which = ("拷贝构造" if deleted and "Pinned(const Pinned&)" in named_error
+             else "移动构造" if deleted and "Pinned(Pinned&&)" in named_error else "（别的函数）")
     return {"c17": c17, "c14": c14, "c17_named": named, "c14_error": c14_error, "c17_named_error": named_error,
-            "c14_deleted": "use of deleted function" in c14_error,
-            "c17_named_deleted": "use of deleted function" in named_error}
+            "c14_deleted": "use of deleted function" in c14_error and "Pinned(Pinned&&)" in c14_error,
+            "named_which": which}
 
 
 @claim("move.nrvo", question=Q, needs=["g++"],
@@ -178,13 +186,25 @@ def _(ctx):
 @claim("move.nrvo-blocked", question=Q, needs=["g++"],
        statement="默认编译下 NRVO 做不成的三种写法，各移动一次、不拷贝：按条件返回两个局部变量之一（拷贝 {two_named_copies}、"
                  "移动 {two_named_moves}），返回按值传入的参数（{param_copies}、{param_moves}），`return std::move(t);`"
-                 "（{moved_local_copies}、{moved_local_moves}）；最后一种比直接 `return t;`（{named_moves} 次移动）多一次，"
-                 "g++ 的 `-Wall` 里{warns:?有|没有}一条 `-Wpessimizing-move` 专门报它。",
+                 "（{moved_local_copies}、{moved_local_moves}）；最后一种比直接 `return t;`（{named_moves} 次移动）多一次。"
+                 "`-Wall -Werror` 编译时 g++ {warns:?报出|没报} `-Wpessimizing-move`，不加 `-Wall` 时{warns_plain:?也报|不报}："
+                 "这条警告由 `-Wall` 打开。返回右值引用参数（`T f(T&& p) { return p; }`）是例外：`p` 有名字，是左值，"
+                 "C++17 下拷贝 {rref_c17_copies} 次、移动 {rref_c17_moves} 次，C++20 起才按右值走移动"
+                 "（拷贝 {rref_c20_copies}、移动 {rref_c20_moves}）。",
        expect={"two_named_copies": 0, "two_named_moves": 1, "param_copies": 0, "param_moves": 1,
-               "moved_local_copies": 0, "moved_local_moves": 1, "named_moves": 0, "warns": True})
+               "moved_local_copies": 0, "moved_local_moves": 1, "named_moves": 0, "warns": True, "warns_plain": False,
+               "rref_c17_copies": 1, "rref_c17_moves": 0, "rref_c20_copies": 0, "rref_c20_moves": 1})
 def _(ctx):
-    """范围：g++ 12，-std=c++17 -O2"""
+    """范围：g++ 12，-std=c++17/20 -O2"""
     e = _elision(ctx)["c++17.default"]
-    _ok, warning = _compiles(ctx, "elision.cpp", "c++17", "-Werror=pessimizing-move")  # -Wall's warning, as an error
+    c20 = _run(ctx, "elision.cpp", "c++20")
+    messages = {}
+    for name, wall in (("wall", ("-Wall",)), ("plain", ())):  # compile only, every warning an error
+        folder = ctx.snippet_dir()
+        ran = cxx.outcome([folder / "elision.cpp", folder / HEADER],
+                          [MODES["c++17"], OPT, *wall, "-Werror", "-c", "elision.cpp", "-o", "elision.o"])
+        messages[name] = ran.output
     return {**_cm("two_named", e["two_named"]), **_cm("param", e["param"]), **_cm("moved_local", e["moved_local"]),
-            **_cm("named", e["named"]), "warning": warning, "warns": "pessimizing-move" in warning}
+            **_cm("named", e["named"]), **_cm("rref_c17", e["rref_param"]), **_cm("rref_c20", c20["rref_param"]),
+            "messages": messages, "warns": "[-Werror=pessimizing-move]" in messages["wall"],
+            "warns_plain": "pessimizing-move" in messages["plain"]}
