@@ -92,11 +92,13 @@ def _(ctx):
 
 
 @claim("opt.asm-barrier", question=Q, needs=["g++"],
-       statement="空的内联汇编也是屏障：`g = 1; g = 2;` 在 -O2 下只剩 {store_twice_stores} 次写；中间插一句 "
+       statement="带 `\"memory\"` clobber 的空内联汇编是编译器屏障：`g = 1; g = 2;` 在 -O2 下只剩 {store_twice_stores} 次写；中间插一句 "
                  "`asm volatile(\"\" ::: \"memory\")`（告诉编译器它可能读写任何内存），两次写都在（{store_barrier_stores} 次）。"
                  "结果没人用的循环 `r = i * i` 整个删掉，函数只剩 {discard_insns} 条指令；把 `r` 交给 `asm volatile(\"\" : : \"r\"(r))`，"
-                 "循环和 {keep_imul} 条 `imul` 都留下。基准测试里的 `DoNotOptimize` 就是这一招。",
-       expect={"store_twice_stores": 1, "store_barrier_stores": 2, "discard_insns": 1, "keep_imul": 1})
+                 "循环（{keep_jumps} 条跳转）和 {keep_imul} 条 `imul` 都留下。Google Benchmark 的 `DoNotOptimize` 也是这样一条空 `asm`"
+                 "（把值作为输入，并带 `\"memory\"` clobber；本页没有运行该库）。",
+       expect={"store_twice_stores": 1, "store_barrier_stores": 2, "discard_insns": 1, "keep_imul": 1,
+               "keep_jumps": {">=": 1}})
 def _(ctx):
     """范围：g++ 12，-O2，x86-64"""
     f = _barriers(ctx)
@@ -107,11 +109,12 @@ def _(ctx):
 
 
 @claim("opt.optnone-gcc", question=Q, needs=["g++"],
-       statement="`optnone` 是 clang 的属性：g++ 只给一个警告（`{warning}`），-O2 下标了它的求和函数和没标的逐条"
+       statement="`optnone` 是 clang 的属性：g++ 只给一个警告（`{warning}`），-O2 下标了它的求和函数和没标的指令助记符逐条"
                  "{optnone_same:?相同|不同}（{optnone_insns} 条指令，访问栈 {optnone_stack} 次）。g++ 要单个函数不优化，写 "
-                 "`__attribute__((optimize(\"O0\")))`：同一个函数变成 {o0_insns} 条指令，`s`、`i` 都放在栈上，访问栈 {o0_stack} 次。",
+                 "`__attribute__((optimize(\"O0\")))`：同一个函数变成 {o0_insns} 条指令，`n`、`s`、`i` 各占一个栈槽（"
+                 "{o0_slots} 个不同的栈地址），访问栈 {o0_stack} 次。",
        expect={"warning": {"contains": "attribute directive ignored"}, "optnone_same": True, "optnone_stack": 0,
-               "o0_stack": {">=": 4}})
+               "o0_slots": 3, "o0_stack": {">=": 4}})
 def _(ctx):
     """范围：g++ 12，-O2，x86-64"""
     f = _barriers(ctx)
@@ -125,7 +128,8 @@ def _(ctx):
     stack = r"\(%[re]bp\)|\(%rsp\)"
     return {"warning": warning, "optnone_same": _mnemonics(f["sum_optnone"]) == _mnemonics(f["sum_plain"]),
             "optnone_insns": len(f["sum_optnone"]), "optnone_stack": _count(f["sum_optnone"], stack),
-            "o0_insns": len(f["sum_o0"]), "o0_stack": _count(f["sum_o0"], stack)}
+            "o0_insns": len(f["sum_o0"]), "o0_stack": _count(f["sum_o0"], stack),
+            "o0_slots": len({m for i in f["sum_o0"] for m in re.findall(r"-?0x[0-9a-f]+\(%rbp\)", i)})}
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -183,23 +187,34 @@ def _(ctx):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# The inline keyword: linkage, not a command to inline
+# The inline keyword: a hint to the cost model, and linkage
+
+
+def _symbols(obj: Path) -> dict[str, str]:
+    """Defined and undefined symbols by name, as ``nm`` types them (T strong, W weak, U undefined)."""
+    return {line.split()[-1]: line.split()[-2] for line in _tool("nm", obj.name, cwd=obj.parent).splitlines()}
 
 
 def _calls(ctx, level: str, keyword: bool) -> dict:
     flags = [*STD, level, *(["-DWITH_INLINE"] if keyword else []), "-c", "inline_a.cpp", "-o", "a.o"]
     obj = _build(ctx, ("inline.h", "inline_a.cpp"), flags) / "a.o"
-    syms = {line.split()[-1]: line.split()[-2] for line in _tool("nm", obj.name, cwd=obj.parent).splitlines()}
-    return {"calls": _count(_functions(obj)["_Z6from_ai"], r"^call "), "helper_symbol": syms.get("_Z6helperi", "-")}
+    f = _functions(obj)
+    return {"calls": _count(f["_Z6from_ai"], r"^call "),
+            "medium_calls": _count(f["_Z12medium_twicei"], r"^call "),
+            "helper_symbol": _symbols(obj).get("_Z6helperi", "-")}
 
 
 @claim("inline.keyword-vs-level", question=Q, needs=["g++"],
-       statement="`inline` 关键字不决定内联：调用方里对 `helper` 的 `call`，带 `inline` 时 -O0 {inline_O0.calls} 条、-O2 "
-                 "{inline_O2.calls} 条；不带时 -O0 {plain_O0.calls} 条、-O2 {plain_O2.calls} 条。展开与否看优化级别和编译器的"
-                 "代价估计。它改变的是链接：-O0 下带 `inline` 的 `helper` 在目标文件里是弱符号 `{inline_O0.helper_symbol}`，"
-                 "不带是强符号 `{plain_O0.helper_symbol}`。",
-       expect={"inline_O0": {"calls": 1, "helper_symbol": "W"}, "inline_O2": {"calls": 0, "helper_symbol": "-"},
-               "plain_O0": {"calls": 1, "helper_symbol": "T"}, "plain_O2": {"calls": 0, "helper_symbol": "T"}})
+       statement="`inline` 关键字不强制内联：一行的 `helper`，调用方里的 `call` 带 `inline` 时 -O0 {inline_O0.calls} 条、-O2 "
+                 "{inline_O2.calls} 条；不带时 -O0 {plain_O0.calls} 条、-O2 {plain_O2.calls} 条，只随优化级别变。但它是代价估计里的"
+                 "一个提示：十几步算术的 `medium` 被调用两次，-O2 下不带 `inline` 留着 {plain_O2.medium_calls} 条 `call`，带 `inline` "
+                 "是 {inline_O2.medium_calls} 条（g++ 给声明了 `inline` 的函数更高的展开上限）；-O0 两种写法都是 "
+                 "{inline_O0.medium_calls} 条。它确定改变的是链接：-O0 下带 `inline` 的 `helper` 在目标文件里是弱符号 "
+                 "`{inline_O0.helper_symbol}`，不带是强符号 `{plain_O0.helper_symbol}`。",
+       expect={"inline_O0": {"calls": 1, "medium_calls": 2, "helper_symbol": "W"},
+               "inline_O2": {"calls": 0, "medium_calls": 0, "helper_symbol": "-"},
+               "plain_O0": {"calls": 1, "medium_calls": 2, "helper_symbol": "T"},
+               "plain_O2": {"calls": 0, "medium_calls": 2, "helper_symbol": "T"}})
 def _(ctx):
     """范围：g++ 12，x86-64，-O0 与 -O2"""
     return {f"{'inline' if kw else 'plain'}{level.replace('-', '_')}": _calls(ctx, level, kw)
@@ -207,26 +222,34 @@ def _(ctx):
 
 
 @claim("inline.odr-link", question=Q, needs=["g++"],
-       statement="两个 .cpp 都包含定义了 `helper` 的头文件：不带 `inline` 链接失败（`{plain_error}`）；带 `inline` "
-                 "{inline_links:?链接成功|也失败}，程序退出码 {inline_rc}。`inline` 的本义是允许同一个函数在多个翻译单元里各有一份"
-                 "相同的定义（ODR 的例外），链接器只留一份。",
-       expect={"plain_error": {"contains": "multiple definition of `helper(int)'"}, "inline_links": True, "inline_rc": 0})
+       statement="两个 .cpp 都包含定义了 `helper` 的头文件，都在 -O0 下编译（`helper` 不被展开，每个目标文件都得留一份）："
+                 "不带 `inline` 链接失败（`{plain_error}`）；带 `inline` 时两个目标文件各有一份弱符号 `{a_sym}`/`{b_sym}`，"
+                 "{inline_links:?链接成功|也失败}，程序里只剩 {prog_helpers} 份 `helper`，退出码 {inline_rc}。`inline` 允许同一个函数"
+                 "在多个翻译单元里各有一份相同的定义（ODR 的例外），链接器只留一份。",
+       expect={"plain_error": {"contains": "multiple definition of `helper(int)'"}, "a_sym": "W", "b_sym": "W",
+               "inline_links": True, "prog_helpers": 1, "inline_rc": 0})
 def _(ctx):
-    """范围：g++ 12 与 GNU ld，x86-64 Linux"""
+    """范围：g++ 12 -O0 与 GNU ld，x86-64 Linux"""
     sources = ("inline.h", "inline_a.cpp", "inline_b.cpp")
     try:
-        _build(ctx, sources, [*STD, "-O2", "inline_a.cpp", "inline_b.cpp", "-o", "plain"])
+        _build(ctx, sources, [*STD, "-O0", "inline_a.cpp", "inline_b.cpp", "-o", "plain"])
         plain_error = ""
     except cxx.BuildError as exc:
         plain_error = next((line.split(": ", 1)[1] for line in exc.output.splitlines() if "multiple definition" in line),
                            exc.output[:200])
         plain_error = re.sub(r";.*$", "", plain_error)
+    inl = [*STD, "-O0", "-DWITH_INLINE"]
+    steps = ([*inl, "-c", "inline_a.cpp", "-o", "a.o"], [*inl, "-c", "inline_b.cpp", "-o", "b.o"])
+    objs = _build(ctx, sources, *steps)
+    out = {"plain_error": plain_error, "a_sym": _symbols(objs / "a.o").get("_Z6helperi", "-"),
+           "b_sym": _symbols(objs / "b.o").get("_Z6helperi", "-")}
     try:
-        prog = _build(ctx, sources, [*STD, "-O2", "-DWITH_INLINE", "inline_a.cpp", "inline_b.cpp", "-o", "inl"]) / "inl"
+        prog = _build(ctx, sources, *steps, [*inl, "a.o", "b.o", "-o", "inl"]) / "inl"
     except cxx.BuildError:
-        return {"plain_error": plain_error, "inline_links": False, "inline_rc": None}
+        return out | {"inline_links": False, "prog_helpers": None, "inline_rc": None}
+    helpers = sum(1 for line in _tool("nm", prog.name, cwd=prog.parent).splitlines() if line.endswith(" _Z6helperi"))
     rc = subprocess.run([str(prog)], cwd=ctx.workdir, capture_output=True, timeout=60).returncode
-    return {"plain_error": plain_error, "inline_links": True, "inline_rc": rc}
+    return out | {"inline_links": True, "prog_helpers": helpers, "inline_rc": rc}
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -279,7 +302,7 @@ def _run(prog: Path) -> dict[str, str]:
        expect={"call": {"contains": "<arg2@plt>"}, "reloc": "R_X86_64_JUMP_SLOT", "reloc_matches": True,
                "initial_points_back": True, "stub_second": {"contains": "push"}, "bind_now": False, "arg2": "20"})
 def _(ctx):
-    """范围：g++ 12 与 GNU ld，x86-64 Linux（glibc），默认链接选项"""
+    """范围：g++ 12、GNU ld、glibc，默认链接选项"""
     prog = _linked(ctx) / "caller"
     main = _functions(prog)["main"]
     plt = _functions(prog, ".plt")
@@ -313,12 +336,12 @@ def _(ctx):
 
 @claim("abi.sysv-args", question=Q, needs=["g++"],
        statement="参数怎么传，看共享库里 `argN`（返回第 N 个整数参数）的函数体：依次是 {sources_text}。前 6 个整数参数走 "
-                 "`rdi`、`rsi`、`rdx`、`rcx`、`r8`、`r9`，第 7 个在栈上（`call` 压入返回地址之后的 `8(%rsp)`），返回值{returns_in_rax:?都放进 `rax`|不全在 `rax`}；"
+                 "`rdi`、`rsi`、`rdx`、`rcx`、`r8`、`r9`，第 7 个在栈上（`call` 压入返回地址之后的 `8(%rsp)`），返回值{returns_in_rax:?都放进|不全在} `rax`；"
                  "调用方 `main` 用 `{caller_push}` 把第 7 个参数 70 压栈。",
        expect={"sources": ["%rdi", "%rsi", "%rdx", "%rcx", "%r8", "%r9", "0x8(%rsp)"], "returns_in_rax": True,
                "caller_push": "push $0x46"})
 def _(ctx):
-    """范围：System V AMD64 ABI（x86-64 Linux），g++ 12 -O2，整数参数"""
+    """范围：System V AMD64，g++ 12 -O2，整数参数"""
     folder = _linked(ctx)
     lib = _functions(folder / "libdemo.so")
     sources, rax = [], True
@@ -335,7 +358,7 @@ def _(ctx):
 @claim("plt.interposition", question=Q, needs=["g++"],
        statement="同一个 .so 里，导出函数 `outer` 调用导出函数 `inner`：默认 `-fPIC` 下也走 PLT（`outer` 里 {default_plt_calls} 条 "
                  "`call …@plt`，`inner` {default_inlined:?被内联|没被内联}），因为先加载的另一个库可能定义同名的 `inner` 把它换掉"
-                 "（符号插入）；加 `-fno-semantic-interposition` 后 `outer` 里 {nosi_calls} 条 `call`，`inner` 被直接内联；"
+                 "（符号插入，g++ 默认尊重它）；加 `-fno-semantic-interposition` 后 `outer` 里 {nosi_calls} 条 `call`，`inner` 被直接内联；"
                  "用 `-fvisibility=hidden` 让两者都不导出，也是 {hidden_calls} 条。",
        expect={"default_plt_calls": 1, "default_inlined": False, "nosi_calls": 0, "hidden_calls": 0})
 def _(ctx):

@@ -57,12 +57,15 @@ def _layout(ttgir: str) -> str:
                  "出现 {ttir_blocked} 次）；TTGIR 给每个张量加上布局 `{layout}`（`#blocked` 出现 {ttgir_blocked} 次），"
                  "从这里起才决定每个线程拿哪些元素；LLVM IR 是单个线程的代码：地址用 {llir_gep} 条 `getelementptr` 在 "
                  "`addrspace(1)`（全局内存）上算，读写已是内联汇编里的 {llir_ld} 条 `ld.global`；PTX 里 {ptx_ld} 条 `ld.global`；"
-                 "SASS 里 {sass_ldg} 条 `LDG`、{sass_stg} 条 `STG`（每个线程每个张量分到 {BLOCK_per_thread} 个数，一条读一个）。",
+                 "SASS 里 {sass_ldg} 条 `LDG`、{sass_stg} 条 `STG`：每个 `tt.load` 在每个线程是 {ldg_per_load} 条读；{block} 个元素分给 "
+                 "{threads} 个线程，每个线程 {elems_per_thread} 个（由参数算出，不是观测），"
+                 "{one_read_per_element:?正好一个元素一条读|读的条数和元素数不同}。",
        expect={"kept": "source,ttir,ttgir,llir,ptx,cubin", "ttir_load": 2, "ttir_store": 1, "ttir_blocked": 0,
                "ttgir_blocked": {">": 0}, "layout": "sizePerThread = [1]", "llir_gep": {">": 0},
-               "llir_ld": 16, "ptx_ld": 16, "sass_ldg": 16, "sass_stg": 8})
+               "llir_addrspace1": {">": 0}, "llir_ld": 16, "ptx_ld": 16, "sass_ldg": 16, "sass_stg": 8, "ldg_per_load": 8,
+               "one_read_per_element": True})
 def _(ctx):
-    """范围：Triton 3.9，sm_90a，BLOCK=1024、4 个 warp 的向量加法，启动时不标对齐"""
+    """范围：Triton 3.9，sm_90a，向量加法，不标对齐"""
     s = _stages()
     c = compiled.triton_kernel(ctx, add, SIG, {"BLOCK": BLOCK}, num_warps=WARPS)
     return {"kept": s["kept"], "ttir_load": s["ttir"].count("tt.load "), "ttir_store": s["ttir"].count("tt.store "),
@@ -70,7 +73,9 @@ def _(ctx):
             "layout": _layout(s["ttgir"]), "llir_gep": s["llir"].count("getelementptr"),
             "llir_addrspace1": s["llir"].count("addrspace(1)"), "llir_ld": s["llir"].count("ld.global"),
             "ptx_ld": c.ptx_count("ld.global"), "sass_ldg": c.sass_count("LDG"), "sass_stg": c.sass_count("STG"),
-            "BLOCK_per_thread": BLOCK // (32 * WARPS)}
+            "ldg_per_load": c.sass_count("LDG") // max(s["ttir"].count("tt.load "), 1),
+            "block": BLOCK, "threads": 32 * WARPS, "elems_per_thread": BLOCK // (32 * WARPS),
+            "one_read_per_element": c.sass_count("LDG") == s["ttir"].count("tt.load ") * BLOCK // (32 * WARPS)}
 
 
 #: what a launch marks: nothing, the three pointers (16-byte-aligned tensors), and also n (a multiple of 16)
@@ -88,7 +93,7 @@ MARKS = {"plain": (), "pointers": ("x_ptr", "y_ptr", "out_ptr"), "pointers_n": (
                "pointers": {"layout": "sizePerThread = [4]", "llir_v4": 0, "ptx_v4": 0, "sass_ldg": 16, "sass_ldg128": 0},
                "pointers_n": {"layout": "sizePerThread = [4]", "llir_v4": 4, "ptx_v4": 4, "sass_ldg": 4, "sass_ldg128": 4}})
 def _(ctx):
-    """范围：Triton 3.9，sm_90a，BLOCK=1024、4 个 warp 的向量加法"""
+    """范围：Triton 3.9，sm_90a，BLOCK=1024，4 warp"""
     out = {}
     for name, marked in MARKS.items():
         c = compiled.triton_kernel(ctx, add, SIG, {"BLOCK": BLOCK}, num_warps=WARPS, divisible=marked)
