@@ -133,7 +133,7 @@ def runs() -> list[dict]:
                  "每个位置自己的 argmax，保留到第一个不一致处，再接上目标自己的那个 token。{prompts} 个提示词各生成 {new_tokens} 个 token，与目标逐个 "
                  "token 贪心解码的结果{same:?逐个相同|并不相同}。这靠的是验证时比较的 logits 与逐个解码时几乎一样：同一位置在整段一次前向里和"
                  "逐步前向里的 logits 最多差 {diff:.1e}（float64），而每步第一、第二名之差最小也有 {gap:.1e}，舍入翻转不了 argmax。",
-       expect={"same": True, "gap_exceeds_diff": True})
+       expect={"same": True, "gap_exceeds_diff": True, "diff": {"<": 1e-10}})
 def _(ctx):
     """范围：两层随机小 Transformer，4 位草稿"""
     rows = runs()
