@@ -20,6 +20,15 @@ def test_the_first_problems_are_there_with_their_fixed_interfaces():
                                                 "-> torch.Tensor")
     assert by_id["topo-sort-python"].interface == "def topo_sort(n: int, edges: list[tuple[int, int]]) -> list[int]"
     assert by_id["softmax-torch"].interface == "def softmax(x: torch.Tensor) -> torch.Tensor"
+    # fixed for tests outside this suite too (issue 38): the Triton softmax and the C++ LRU cache
+    assert by_id["softmax-triton"].interface == "def softmax(x: torch.Tensor) -> torch.Tensor"
+    assert (by_id["softmax-triton"].language, by_id["softmax-triton"].entry) == ("triton", "softmax")
+    lru = by_id["lru-cache-cpp"]
+    assert lru.language == "cpp" and lru.entry == "LRUCache"
+    starter = lru.starter.read_text(encoding="utf-8")
+    for part in ("class LRUCache", "explicit LRUCache(int capacity)", "int get(int key)", "void put(int key, int value)"):
+        assert part in starter, part
+    assert len(PROBLEMS) >= 20
 
 
 def _closure(path: Path) -> set[str]:
