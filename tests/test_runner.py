@@ -215,3 +215,25 @@ def test_a_warm_worker_is_started_as_a_fresh_one_would_be(tmp_path):
     assert w["threads"] == c["threads"] and w["sid"] and c["sid"]
     assert w["ppid"] != os.getpid() and c["ppid"] == os.getpid()  # forked by the zygote, or started by the run
     assert Path(w["tmp"]).name == Path(c["tmp"]).name == "tmp" and Path(w["cwd"]).name.startswith("work-")
+
+
+def _ends_before_its_first_claim(tmp_path, environ=None):
+    """A snippet file whose first worker ends with status 0 while importing it (a marker file says which start
+    this is), beside a second file so that the run starts a warm zygote."""
+    marker = tmp_path / "starts.txt"
+    early = (f"from pathlib import Path\nstarts = Path({str(marker)!r})\n"
+             "starts.write_text(starts.read_text() + 'x' if starts.exists() else 'x')\n"
+             "if starts.read_text() == 'x':\n    os._exit(0)\n" + _claim("r.late", "return {'x': 1}"))
+    root = write(tmp_path / "p", {"snippets/r/a.py": HEADER + early, "snippets/r/b.py": HEADER + _claim("r.ok", "return {'x': 1}")})
+    conf = settings(root) if not environ else Settings.for_root(root, environ={**os.environ, **environ})
+    return engine.verify(conf, jobs=1), marker
+
+
+def test_a_forked_worker_that_ends_before_its_first_claim_is_started_once_more_fresh(tmp_path):
+    """Seen once in CI: a worker forked by the zygote ended with status 0 before its first claim. It is started once
+    more as a fresh interpreter; a fresh worker that does the same is still a crash (no second retry)."""
+    warm, marker = _ends_before_its_first_claim(tmp_path / "warm")
+    assert warm.local["r.late"].outcome == "pass" and marker.read_text() == "xx"
+    cold, marker = _ends_before_its_first_claim(tmp_path / "cold", {"VERIFY_WARM_WORKERS": "0"})
+    assert cold.local["r.late"].outcome == "crash" and "before running this claim" in cold.local["r.late"].message
+    assert marker.read_text() == "x"

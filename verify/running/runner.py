@@ -204,6 +204,11 @@ def run_file(
                     results[cid] = WorkerResult(cid, output=_tail(log_path), outcome=Outcome.TIMEOUT,
                                                 message=f"importing {snippet} took over {IMPORT_TIMEOUT:.0f} s")
             still = [cid for cid in pending if cid not in results]
+            if still and still == pending and zyg is not None and not progress.import_error:
+                # A worker forked by the zygote ended before starting any claim (seen once in CI: status 0, nothing
+                # in its log): start it once more as a fresh interpreter, as without the zygote, before judging it.
+                zyg = None
+                continue
             if still and still == pending:
                 # The worker died before starting any claim: do not loop forever.
                 for cid in still:
