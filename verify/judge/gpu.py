@@ -12,10 +12,6 @@ The candidate's code runs only in the judge's child (:mod:`verify.judge.sandbox`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
-
-from verify.judge.problem import Problem
 
 
 @dataclass(frozen=True)
@@ -30,19 +26,6 @@ class Section:
     source: str  # how the numbers were obtained: 「编译：Triton 3.9.0，sm_90a（没有在 GPU 上运行）」
     rows: list[Row] = field(default_factory=list)
     note: str = ""  # what the numbers mean, or why a row is missing
-
-
-def sections(problem: Problem, candidate: Path, prepared: Any) -> list[Section]:
-    """The GPU sections of ``candidate`` on ``problem`` (none for a problem without kernels)."""
-    if problem.language == "triton":
-        from verify.judge.gpu_triton import sections as triton  # noqa: PLC0415
-
-        return triton(problem, candidate, prepared)
-    if problem.language == "numba":
-        from verify.judge.gpu_numba import sections as numba  # noqa: PLC0415
-
-        return numba(problem, candidate, prepared)
-    return []
 
 
 def lines(found: list[Section]) -> list[str]:

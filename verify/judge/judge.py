@@ -22,7 +22,6 @@ from typing import Any, Literal
 from verify.judge import child, compare, loading, sandbox
 from verify.judge.compare import Mismatch, Outcome
 from verify.judge.gpu import Section
-from verify.judge.gpu import sections as gpu_sections
 from verify import toolchain
 from verify.judge.problem import KERNELS, TENSORS, Problem
 
@@ -198,6 +197,20 @@ def judge(problem: Problem, candidate: Path, seed: int | None = None, gpu: bool 
         report.gpu = gpu_sections(problem, candidate, prepared)
     report.seconds = time.perf_counter() - start
     return report
+
+
+def gpu_sections(problem: Problem, candidate: Path, prepared: Prepared) -> list[Section]:
+    """The GPU sections of ``candidate`` (:mod:`verify.judge.gpu`): compiled for a Triton problem, simulated for a
+    numba one, none for a problem without kernels."""
+    if problem.language == "triton":
+        from verify.judge.gpu_triton import sections as triton  # noqa: PLC0415
+
+        return triton(problem, candidate, prepared)
+    if problem.language == "numba":
+        from verify.judge.gpu_numba import sections as numba  # noqa: PLC0415
+
+        return numba(problem, candidate, prepared)
+    return []
 
 
 def judge_all(problem: Problem, files: list[Path]) -> dict[str, Report]:

@@ -14,17 +14,29 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from verify.quiz import tui
 from verify.quiz.tui import Panel, clock, console, read_answer
 
 if TYPE_CHECKING:
     from verify.quiz.progress import Progress
-    from verify.quiz.handwrite import Handwrite
     from verify.quiz.schema import Bank, Drill, Objective, Question
 
-Item = TypeVar("Item", "Question", "Drill", "Objective", "Handwrite")
+
+class Schedulable(Protocol):
+    """What the schedule picks by: a card's id, its difficulty and its tags (a question, a drill, an objective item,
+    a 手撕 problem)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def difficulty(self) -> int: ...
+    @property
+    def tags(self) -> tuple[str, ...]: ...
+
+
+Item = TypeVar("Item", bound=Schedulable)
 
 
 def open_progress(db: Any) -> Progress:
