@@ -6,7 +6,7 @@ import triton.language as tl
 @triton.jit
 def _layer_norm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, n, x_row_stride, x_col_stride, y_row_stride, eps,
                        BLOCK: tl.constexpr):
-    row = tl.program_id(0)
+    row = tl.program_id(0)  # noqa: F841  (the row this program handles: yours to use)
     ...
 
 

@@ -16,7 +16,7 @@ def _flash_forward(q_ptr, k_ptr, v_ptr, o_ptr, n_q, n_k, dim, scale,
     rd = tl.arange(0, D)
     q = tl.load(q_ptr + b * sqb + rm[:, None] * sqs + rd[None, :], mask=(rm[:, None] < n_q) & (rd[None, :] < dim),
                 other=0.0)
-    l = tl.zeros((BM,), tl.float32)
+    l_i = tl.zeros((BM,), tl.float32)
     acc = tl.zeros((BM, D), tl.float32)
     for start in range(0, n_k, BN):
         rn = start + tl.arange(0, BN)
@@ -26,9 +26,9 @@ def _flash_forward(q_ptr, k_ptr, v_ptr, o_ptr, n_q, n_k, dim, scale,
         s = tl.dot(q, tl.trans(k)) * scale
         s = tl.where(rn[None, :] < n_k, s, -float("inf"))
         p = tl.exp(s)
-        l = l + tl.sum(p, axis=1)
+        l_i = l_i + tl.sum(p, axis=1)
         acc = acc + tl.dot(p, v)
-    tl.store(o_ptr + b * sob + rm[:, None] * sos + rd[None, :], acc / l[:, None],
+    tl.store(o_ptr + b * sob + rm[:, None] * sos + rd[None, :], acc / l_i[:, None],
              mask=(rm[:, None] < n_q) & (rd[None, :] < dim))
 
 

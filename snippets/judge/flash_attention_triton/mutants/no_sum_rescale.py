@@ -17,7 +17,7 @@ def _flash_forward(q_ptr, k_ptr, v_ptr, o_ptr, n_q, n_k, dim, scale,
     q = tl.load(q_ptr + b * sqb + rm[:, None] * sqs + rd[None, :], mask=(rm[:, None] < n_q) & (rd[None, :] < dim),
                 other=0.0)
     m = tl.full((BM,), -float("inf"), tl.float32)
-    l = tl.zeros((BM,), tl.float32)
+    l_i = tl.zeros((BM,), tl.float32)
     acc = tl.zeros((BM, D), tl.float32)
     for start in range(0, n_k, BN):
         rn = start + tl.arange(0, BN)
@@ -29,10 +29,10 @@ def _flash_forward(q_ptr, k_ptr, v_ptr, o_ptr, n_q, n_k, dim, scale,
         m_new = tl.maximum(m, tl.max(s, axis=1))
         p = tl.exp(s - m_new[:, None])
         alpha = tl.exp(m - m_new)
-        l = l + tl.sum(p, axis=1)
+        l_i = l_i + tl.sum(p, axis=1)
         acc = acc * alpha[:, None] + tl.dot(p, v)
         m = m_new
-    tl.store(o_ptr + b * sob + rm[:, None] * sos + rd[None, :], acc / l[:, None],
+    tl.store(o_ptr + b * sob + rm[:, None] * sos + rd[None, :], acc / l_i[:, None],
              mask=(rm[:, None] < n_q) & (rd[None, :] < dim))
 
 
