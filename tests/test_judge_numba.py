@@ -114,8 +114,10 @@ def test_an_out_of_bounds_read_is_nan_not_a_crash(tmp_path):
     assert report.mismatches[0].got == "nan", report
 
 
-@pytest.mark.parametrize("p, mutant", [(p, m) for p in NUMBA for m in p.mutants], ids=lambda v: getattr(v, "id", v))
-def test_each_mutant_fails_and_is_named(p, mutant):
+@pytest.mark.parametrize("p, mutant", [(p, sorted(p.mutants)[0]) for p in NUMBA], ids=lambda v: getattr(v, "id", v))
+def test_a_mutant_judged_alone_fails_and_is_named(p, mutant):
+    """One known bug per problem through the path a candidate's file takes (its bug named by running the known-wrong
+    files in one more child); that every mutant fails and is named is each problem's claim (tests/test_claims.py)."""
     report = judge.judge(p, p.path / "mutants" / f"{mutant}.py")
     assert (report.verdict, report.mutant, report.hint) == ("fail", mutant, p.mutants[mutant]), report
 

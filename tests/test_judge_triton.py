@@ -134,8 +134,10 @@ def test_a_load_outside_every_tensor_reads_nan(tmp_path):
     assert r.verdict == "fail" and any("NaN" in m.kind for m in r.mismatches), r
 
 
-@pytest.mark.parametrize("stem", sorted(SOFTMAX.mutants))
-def test_each_softmax_mutant_fails_and_is_named(tmp_path, stem):
+@pytest.mark.parametrize("stem", sorted(SOFTMAX.mutants)[:2])
+def test_a_softmax_mutant_judged_alone_fails_and_is_named(tmp_path, stem):
+    """Two known bugs through the path a candidate's file takes; that every mutant of every Triton problem fails and
+    is named is each problem's claim (tests/test_claims.py)."""
     source = (SOFTMAX.path / "mutants" / f"{stem}.py").read_text(encoding="utf-8")
     r = _judge(tmp_path, source)
     assert (r.verdict, r.mutant, r.hint) == ("fail", stem, SOFTMAX.mutants[stem]), r
