@@ -39,6 +39,8 @@ def _plain_docs(tmp: Path) -> Path:
     """The docs with every claim fence replaced by its statement and every bound value by "…"."""
     from verify.core import binding  # noqa: PLC0415
     from verify.core.pages import replace_claims  # noqa: PLC0415
+    from verify.judge.problem import all_problems  # noqa: PLC0415
+    from verify.site import problems  # noqa: PLC0415
     from verify.storage.scan import load_registry  # noqa: PLC0415
 
     claims = load_registry(SETTINGS).claims
@@ -48,6 +50,9 @@ def _plain_docs(tmp: Path) -> Path:
         text = page.read_text(encoding="utf-8")
         text, _ids = replace_claims(text, lambda cid: binding.plain(claims[cid].statement) if cid in claims else None)
         page.write_text(re.sub(r"`#!(?:v|in) [^`]+`", "…", text), encoding="utf-8")
+    for uri, markdown in problems.pages(all_problems(ROOT)).items():  # the 手撕 pages a hook adds to the full build
+        (docs / uri).parent.mkdir(parents=True, exist_ok=True)
+        (docs / uri).write_text(markdown, encoding="utf-8")
     return docs
 
 

@@ -28,9 +28,9 @@ def test_an_exact_problem_says_why_it_is_exact():
 
 
 def test_the_practice_line_goes_before_the_evidence_and_only_where_a_problem_names_the_page():
-    line = problems.practice_line(REPO, "norm-layers")
+    line = problems.practice_line(problem.all_problems(REPO), "norm-layers")
     assert "judge/rmsnorm-torch.md" in line
-    assert problems.practice_line(REPO, "zero-stages") == ""
+    assert problems.practice_line(problem.all_problems(REPO), "zero-stages") == ""
     page = "# t\n\n正文\n\n## 证据\n\n```evidence\nx\n```\n"
     out = problems.with_practice(page, line)
     assert out.index(line) < out.index("## 证据") and out.count(line) == 1
@@ -40,7 +40,7 @@ def test_the_practice_line_goes_before_the_evidence_and_only_where_a_problem_nam
 
 def test_the_judge_page_links_each_problem_under_its_heading():
     text = "## rmsnorm-torch：RMSNorm {#rmsnorm-torch}\n\n正文\n\n## 别的 {#other}\n"
-    out = problems.with_problem_links(text, REPO)
+    out = problems.with_problem_links(text, problem.all_problems(REPO))
     head, rest = out.split("\n", 1)
     assert head.endswith("{#rmsnorm-torch}") and rest.lstrip().startswith("题面、起始代码和评测命令：")
     assert "(judge/rmsnorm-torch.md)" in out and out.count("题面") == 1
