@@ -71,7 +71,7 @@ serve: setup
 	$(BIN)/verify serve --host $(HOST) --port $(PORT)
 
 test: setup system-deps
-	$(BIN)/python -m pytest -m "not bench" -q
+	$(BIN)/python -m pytest -m "not bench" -q --durations=40
 	$(BIN)/python -m pytest -m bench -q -p no:randomly
 
 test-fast: setup
