@@ -87,23 +87,23 @@ def _tolerance(p: Problem) -> str:
     return f"rtol {tol.rtol:g}、atol {tol.atol:g}（{tol.reason}）"
 
 
-def pages(found: list[Problem]) -> dict[str, str]:
-    """Every problem page of ``found`` (:func:`~verify.judge.problem.all_problems`): its ``src_uri`` -> its markdown."""
-    return {src_uri(p.id): page(p) for p in found}
+def pages(known: list[Problem]) -> dict[str, str]:
+    """Every problem page of ``known`` (:func:`~verify.judge.problem.all_problems`): its ``src_uri`` -> its markdown."""
+    return {src_uri(p.id): page(p) for p in known}
 
 
-def practice_line(found: list[Problem], question: str, base: str = "../") -> str:
-    """The 手撕练习 line of a question page, or '' where no problem of ``found`` names it."""
-    named = [p for p in found if question in p.questions]
+def practice_line(known: list[Problem], question: str, base: str = "../") -> str:
+    """The 手撕练习 line of a question page, or '' where no problem of ``known`` names it."""
+    named = [p for p in known if question in p.questions]
     if not named:
         return ""
     links = "；".join(f"[{p.title}]({base}{src_uri(p.id)})" for p in named)
     return f"手撕练习：{links}。写完在本地评测：`verify judge run <题目> 你的文件`，或 `verify quiz handwrite`。"
 
 
-def with_problem_links(markdown: str, found: list[Problem]) -> str:
+def with_problem_links(markdown: str, known: list[Problem]) -> str:
     """The judge page with a link to each problem's page under that problem's heading (``{#<id>}``)."""
-    for p in found:
+    for p in known:
         heading = re.compile(r"^##[^\n]*\{#" + re.escape(p.id) + r"\}[ \t]*$", re.MULTILINE)
         found = heading.search(markdown)
         if found is not None:
