@@ -68,9 +68,8 @@ def test_numpy_is_a_refused_import(tmp_path):
     assert report.verdict == "fail" and "不允许的模块：numpy" in report.reason, report
 
 
-def test_numpy_without_an_import_leaves_the_operator_log_short(tmp_path):
-    """Tensor.numpy() needs no import: the arithmetic then runs in NumPy, and no exp is logged."""
-    report = _judge(tmp_path, """
+@pytest.mark.parametrize("source", [
+    """
         import torch
 
         def softmax(x):
@@ -78,8 +77,32 @@ def test_numpy_without_an_import_leaves_the_operator_log_short(tmp_path):
             e = (a - a.max(axis=1, keepdims=True))
             e = 2.718281828459045 ** e
             return torch.from_numpy(e / e.sum(axis=1, keepdims=True))
-    """)
-    assert report.verdict == "fail" and "必需的算子" in report.reason, report
+    """,
+    """
+        import torch
+
+        def softmax(x):
+            torch.exp(x[:1, :1])  # the required operator, logged once
+            a = x.numpy().astype("float64")
+            e = 2.718281828459045 ** (a - a.max(axis=1, keepdims=True))
+            return torch.from_numpy((e / e.sum(axis=1, keepdims=True)).astype("float32"))
+    """,
+    """
+        import torch
+
+        def softmax(x):
+            torch.exp(x[:1, :1])
+            np = __builtins__["__import__"]("numpy") if isinstance(__builtins__, dict) else __builtins__.__import__("numpy")
+            a = np.asarray(x, dtype="float64")  # Tensor.__array__ goes through Tensor.numpy
+            e = np.exp(a - a.max(axis=1, keepdims=True))
+            return torch.tensor(e / e.sum(axis=1, keepdims=True), dtype=torch.float32)
+    """,
+], ids=["numpy-no-exp", "numpy-after-one-exp", "numpy-by-__import__"])
+def test_numpy_without_an_import_statement_is_a_refused_call(tmp_path, source):
+    """Tensor.numpy() needs no import, and numpy is already loaded (torch loads it): the arithmetic could run in
+    NumPy, with one torch.exp on a corner to fill the operator log. The way between a tensor and an array is refused."""
+    report = _judge(tmp_path, source)
+    assert report.verdict == "fail" and "禁止的函数：torch.Tensor.numpy" in report.reason, report
 
 
 def test_an_all_zero_output_fails_on_its_norm(tmp_path):
@@ -274,3 +297,4 @@ def test_a_known_wrong_value_that_is_not_a_tensor_is_compared_without_crashing()
 
     out = compare.tensors(None, torch.zeros(2), SOFTMAX.outputs[0], SOFTMAX.tolerance)
     assert out and "无从比较" in out[0].kind
+

@@ -170,7 +170,7 @@ def _spawn(problem: Problem, files: list[Path], prepared: Prepared, work: Path,
     tools = str(toolchain.folder()) if problem.language in KERNELS else ""
     spec = work / "spec.json"
     spec.write_text(json.dumps({"language": problem.language, "entry": problem.entry, "runs": runs,
-                                "imports": problem.imports, "forbidden_calls": problem.forbidden_calls,
+                                "imports": problem.imports, "forbidden_calls": problem.refused_calls,
                                 "cases": str(cases), "tools": tools}), encoding="utf-8")
     ran = sandbox.run(spec, work, files[0].parent, timeout_s or problem.timeout_s)
     return ran, [_read(problem, Path(r["result"])) if ran.returncode == 0 else None for r in runs]

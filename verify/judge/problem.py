@@ -99,6 +99,14 @@ class Problem(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
         found = [self.path / f"starter{s}" for s in self.suffixes if (self.path / f"starter{s}").is_file()]
         return found[0] if found else self.path / f"starter{self.suffixes[0]}"
 
+    @property
+    def refused_calls(self) -> list[str]:
+        """The calls the child replaces with a stub that fails the run: the problem's own, and for a PyTorch
+        problem the two ways between a tensor and a NumPy array, so that the arithmetic cannot move to NumPy
+        by them (``torch.tensor`` of an array still can: the operator log only shows that the required
+        operators ran)."""
+        return [*self.forbidden_calls, *(NUMPY_BRIDGE if self.language == "torch" else [])]
+
     def solutions(self) -> list[Path]:
         return _files(self.path / "solutions", self.suffixes)
 
@@ -107,6 +115,8 @@ class Problem(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 
 
 CPP_SUFFIXES = (".h", ".cpp")
+#: refused in every PyTorch problem (no solution needs them); ``Tensor.__array__`` goes through ``Tensor.numpy``
+NUMPY_BRIDGE = ["torch.Tensor.numpy", "torch.from_numpy"]
 
 
 def _files(folder: Path, suffixes: tuple[str, ...]) -> list[Path]:

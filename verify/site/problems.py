@@ -19,8 +19,8 @@ FOLDER = "judge"
 RUNS = {
     "python": "在独立子进程里运行 Python。",
     "torch": "在独立子进程里用 CPU 上的 PyTorch 运行，并记录实际跑了哪些 ATen 算子。",
-    "triton": "在 Triton 的解释器里运行（CPU 上逐个 program 执行，没有 GPU）：结果必须由核函数写出。",
-    "numba": "在 numba 的 CUDA 模拟器里运行（每个线程是一个 Python 线程，没有 GPU）：结果必须由核函数写出。",
+    "triton": "在 Triton 的解释器里运行（CPU 上逐个 program 执行，没有 GPU）：返回的张量必须是某次核函数启动的参数。",
+    "numba": "在 numba 的 CUDA 模拟器里运行（每个线程是一个 Python 线程，没有 GPU）：返回的数组必须是某次核函数启动的参数。",
     "cpp": "用 g++ 编译（带 AddressSanitizer、UBSan，并发题用 ThreadSanitizer），在独立进程里运行。",
 }
 _EVIDENCE = re.compile(r"^## 证据\s*$", re.MULTILINE)
@@ -76,7 +76,7 @@ verify judge run {p.id} 你的解答{ext}           # 退出码 0 通过，1 未
 verify quiz handwrite --problem {p.id}       # 在 $EDITOR 里写，评测，按结果排复习
 ```
 
-评测器认得出 {len(p.mutants)} 种常见错误；它分得清对错，是构建时跑出来的：见[手撕题总页](../judge.md#{p.id})。
+评测器认得出 {len(p.mutants)} 种常见错误：题目自带的正确解都通过、这 {len(p.mutants)} 个错误解都失败，是构建时跑出来的（见[手撕题总页](../judge.md#{p.id})）；别的错法不一定被抓到。
 """
 
 
