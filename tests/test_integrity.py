@@ -78,11 +78,13 @@ def test_a_hand_typed_measurement_fails_the_strict_build_naming_file_and_line(tm
     assert f"docs/questions/tiny.md:{line}" in out.stderr and "hand-typed measurement '24 字节'" in out.stderr
 
 
-def test_a_hand_typed_measurement_in_a_statement_fails(tmp_path):
-    snippet = BOUND_SNIPPET.replace("{nbytes:bytes}", "24 字节")
+def test_a_hand_typed_measurement_or_an_unreadable_reference_in_a_statement_fails(tmp_path):
+    """Both would reach the reader as typed: a number no run made, or braces the page cannot fill."""
+    snippet = BOUND_SNIPPET.replace("{nbytes:bytes}", "24 字节，{shape[0]} 个")
     root = tiny_project(tmp_path, snippet=snippet, page=BOUND_PAGE)
     out = mkdocs_build(root)
     assert out.returncode != 0 and "hand-typed measurement '24 字节' in the statement" in out.stderr
+    assert "{shape[0]} in the statement is not a reference the page can fill" in out.stderr
 
 
 def test_a_reference_to_an_unknown_claim_or_key_fails(tmp_path):

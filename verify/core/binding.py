@@ -218,6 +218,17 @@ def measurements(text: str) -> list[str]:
     return [m.group(0) for m in MEASUREMENT.finditer(text)]
 
 
+#: text in braces that reads as a reference (a name, no spaces) but is not one ``PLACEHOLDER`` reads, such as
+#: ``{tile[0]}``: left as it is, the page would print the braces; C++ in a statement (``T{2}``, ``{}``,
+#: ``{ return p; }``) does not look like this
+_LOOKS_BOUND = re.compile(r"\{[A-Za-z_][^{}\s]*\}")
+
+
+def unread_references(statement: str) -> list[str]:
+    """Brace text outside a statement's references that looks like a reference the page cannot fill."""
+    return [m.group(0) for s in segments(statement) if isinstance(s, str) for m in _LOOKS_BOUND.finditer(s)]
+
+
 def statement_measurements(statement: str) -> list[str]:
     """Hand-typed measurements in a statement, outside its references and inputs."""
     return measurements("".join(s if isinstance(s, str) else " " for s in segments(statement)))

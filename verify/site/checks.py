@@ -102,6 +102,10 @@ def _statements(sess: Session) -> list[Failure]:
         for text in binding.statement_measurements(spec.statement):
             out.append(Failure(cid, where, f"hand-typed measurement {text!r} in the statement: write it as "
                                "{key} of an observed value, or {=…} for an input", snippet=spec.snippet))
+        for text in binding.unread_references(spec.statement):
+            out.append(Failure(cid, where, f"{text} in the statement is not a reference the page can fill (a key is "
+                               "a name with dots, as {key} or {key:spec}): the page would show the braces",
+                               snippet=spec.snippet))
         record = sess.outcome.local.get(cid)
         if record is None or not states.verified_here(sess.outcome.status(cid)):
             continue
