@@ -8,6 +8,7 @@ without it shows the claim as not applicable here, never as a failure. The probe
 from __future__ import annotations
 
 import functools
+import importlib.util
 import platform
 
 from verify import toolchain
@@ -23,7 +24,11 @@ NEEDS: dict[str, str] = {
     "multicore": "at least two CPU cores",
     "glibc": "glibc's malloc (its heap trimming and mmap threshold)",
     "mkl": "a torch built with Intel MKL, whose VML the CPU kernels of sin/exp/tanh call",
+    "onnx": "the onnx, onnxscript and onnxruntime packages the `run` extras pin (export to ONNX, ONNX Runtime's CPU session)",
 }
+
+#: the Python packages the need ``onnx`` stands for (import names)
+ONNX_PACKAGES = ("onnx", "onnxscript", "onnxruntime")
 
 #: why no claim runs on a machine without torch (a reader's install, ``make read``): it is not a need
 #: a claim declares, and such a machine keeps no record of it (its pages show committed evidence)
@@ -33,6 +38,11 @@ NO_TORCH = "torch is not installed here"
 @functools.cache
 def _libc() -> str:
     return platform.libc_ver()[0]
+
+
+@functools.cache
+def _has_package(name: str) -> bool:
+    return importlib.util.find_spec(name) is not None
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -63,6 +73,10 @@ def unmet(needs: tuple[str, ...], min_torch: str | None, machine: Machine) -> st
             return f"needs glibc's malloc; this Python runs on {_libc() or 'another C library'}"
         if need == "mkl" and not machine.mkl:
             return "needs a torch built with MKL; this one has none (its sin/exp/tanh do not call MKL's VML)"
+        if need == "onnx":
+            missing = [p for p in ONNX_PACKAGES if not _has_package(p)]
+            if missing:
+                return f"needs {', '.join(missing)} (the `run` extras); not installed here"
     if min_torch and _version(machine.torch) < _version(min_torch):
         return f"needs torch >= {min_torch}; this is {machine.torch}"
     return None
