@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 from fractions import Fraction
 from pathlib import Path
 
@@ -21,7 +22,6 @@ from verify.claim import claim
 Q = "cpu-vs-gpu"
 GPUS = {"h100": "H100 SXM", "a100": "A100 SXM 80GB"}
 FP32 = 4
-LATENCY_S = 600e-9  # the loaded HBM latency gpu-execution-model assumes: an input, no datasheet states one
 
 
 def _hw(ctx, group: str, name: str, field: str):
@@ -40,21 +40,25 @@ def _isa(ctx, capability: str) -> dict:
 @claim(
     "cpu-gpu.this-cpu-simd",
     question=Q,
-    kind="measured",
-    statement="这台机器上 torch 报告的 CPU capability 是 `{capability}`：ATen 的向量化 kernel 按 {isa.name} 编译，一个向量寄存器 "
-              "{isa.vector_bytes} 字节，每条指令算 {isa.lanes} 个 fp32，{isa.registers} 个这样的寄存器共 {isa.register_bytes:bytes}；"
-              "机器有 {cores} 个逻辑核，torch 用 {threads} 个线程。GPU 的一条 warp 指令是 {warp} 个 lane，相当于 "
-              "{vectors_per_warp} 条这样的向量指令。",
-    expect={"lanes": {"in": [4, 8, 16]}, "vectors_per_warp": {"in": [2, 4, 8]}, "warp": 32},
+    statement="这台 {arch} 机器上 torch 报告的 CPU capability 是 `{capability}`：ATen 在运行时选用为 {isa.name} 编译的那一份"
+              "逐元素 kernel（矩阵乘走 MKL/oneDNN，它们自己检测指令集），一个向量寄存器 {isa.vector_bytes} 字节，每条指令算 "
+              "{isa.lanes} 个 fp32，{isa.registers} 个这样的寄存器共 {isa.register_bytes:bytes}；机器有 {cores} 个逻辑核。"
+              "GPU 的一条 warp 指令是 {warp} 个 lane，相当于 {vectors_per_warp} 条这样的向量指令。",
+    expect={"arch": {"in": ["x86_64", "AMD64"]}, "lanes": {"in": [4, 8, 16]}, "vectors_per_warp": {"in": [2, 4, 8]},
+            "warp": 32},
 )
 def _(ctx):
     """范围：这台 CPU 上 torch 报告的 capability（x86-64）"""
+    arch = platform.machine()
+    ctx.observe(arch=arch)  # the ISA rows are x86-64's: another architecture fails here, before naming them
+    if arch not in ("x86_64", "AMD64"):
+        return {"arch": arch}
     capability = torch.backends.cpu.get_cpu_capability()
     isa = _isa(ctx, capability)
     warp = specs.row("9.0")["warp_size"]
     ctx.observed.setdefault("sources", {})["9.0 warp_size"] = warp.source
-    return {"capability": capability, "isa": isa, "cores": os.cpu_count(), "threads": torch.get_num_threads(),
-            "lanes": isa["lanes"], "warp": int(warp.value), "vectors_per_warp": int(warp.value) // isa["lanes"]}
+    return {"arch": arch, "capability": capability, "isa": isa, "cores": os.cpu_count(), "lanes": isa["lanes"],
+            "warp": int(warp.value), "vectors_per_warp": int(warp.value) // isa["lanes"]}
 
 
 def _cores(ctx, gpu: str) -> dict:
@@ -95,10 +99,11 @@ def _(ctx):
     "cpu-gpu.implied-clock",
     question=Q,
     statement="再用规格里的 fp32 峰值反推：H100 SXM 的 {h100.tflops:.1f} TFLOP/s ÷（{=2 FLOP} × {h100.cuda_cores} 个 CUDA core）"
-              "= {h100.lane_ghz:.2f} GHz，A100 SXM 的 {a100.tflops:.1f} TFLOP/s 对应 {a100.lane_ghz:.2f} GHz，都是芯片的时钟频率量级："
-              "每个 CUDA core 每拍做一次 FMA，是一个 lane。若把驻留线程当成核，反推出的频率只有 {h100.thread_mhz:.0f} MHz 和 "
-              "{a100.thread_mhz:.0f} MHz。",
-    expect={"h100_lane_ghz": {"approx": [1.98, 0.01]}, "a100_lane_ghz": {"approx": [1.41, 0.01]},
+              "= {h100.lane_ghz:.2f} GHz，正是 NVIDIA 公布的最高 boost 频率 {h100.boost_ghz:.2f} GHz；A100 SXM 的 "
+              "{a100.tflops:.1f} TFLOP/s 对应 {a100.lane_ghz:.2f} GHz，它的 boost 频率是 {a100.boost_ghz:.2f} GHz：每个 CUDA core "
+              "每拍一次 FMA，是一个 lane。若把驻留线程当成核，反推出的频率只有 {h100.thread_mhz:.0f} MHz 和 {a100.thread_mhz:.0f} MHz，"
+              "是 boost 频率的 {h100.thread_over_boost:pct} 和 {a100.thread_over_boost:pct}。",
+    expect={"h100_lane_over_boost": {"approx": [1.0, 0.01]}, "a100_lane_over_boost": {"approx": [1.0, 0.01]},
             "h100_thread_mhz": {"approx": [124, 0.01]}, "a100_thread_mhz": {"approx": [44, 0.01]}},
 )
 def _(ctx):
@@ -107,9 +112,12 @@ def _(ctx):
     for key, gpu in GPUS.items():
         c = _cores(ctx, gpu)
         flops = specs.get(ctx, gpu, "fp32_flops")
-        out[key] = {"tflops": flops / 1e12, "cuda_cores": c["cuda_cores"], "lane_ghz": flops / (2 * c["cuda_cores"]) / 1e9,
-                    "thread_mhz": flops / (2 * c["resident_threads"]) / 1e6}
-        out[f"{key}_lane_ghz"], out[f"{key}_thread_mhz"] = out[key]["lane_ghz"], out[key]["thread_mhz"]
+        boost = _hw(ctx, "gpus", gpu, "boost_clock_hz")
+        lane_hz, thread_hz = flops / (2 * c["cuda_cores"]), flops / (2 * c["resident_threads"])
+        out[key] = {"tflops": flops / 1e12, "cuda_cores": c["cuda_cores"], "lane_ghz": lane_hz / 1e9,
+                    "boost_ghz": boost / 1e9, "lane_over_boost": lane_hz / boost, "thread_mhz": thread_hz / 1e6,
+                    "thread_over_boost": thread_hz / boost}
+        out[f"{key}_lane_over_boost"], out[f"{key}_thread_mhz"] = out[key]["lane_over_boost"], out[key]["thread_mhz"]
     return out
 
 
@@ -118,18 +126,20 @@ def _register_tile(isa: dict) -> dict:
     one broadcast of A must fit in the architectural vector registers."""
     nr = 2 * isa["lanes"]
     mr = (isa["registers"] - 2 - 1) // 2
-    return {"tile": [mr, nr], "registers_used": 2 * mr + 3, "flop_per_float": 2 * mr * nr / (mr + nr)}
+    return {"mr": mr, "nr": nr, "tile": [mr, nr], "registers_used": 2 * mr + 3, "flop_per_float": 2 * mr * nr / (mr + nr)}
 
 
 @claim(
     "cpu-gpu.register-tile",
     question=Q,
     statement="CPU 的 GEMM 内核把一块 C 的累加器放在向量寄存器里：B 取两个向量宽时，AVX2（{avx2.registers} 个 "
-              "{avx2.vector_bytes} 字节寄存器）放得下 {avx2_tile.tile[0]}×{avx2_tile.tile[1]} 的块，AVX-512（{avx512.registers} 个 "
-              "{avx512.vector_bytes} 字节）放得下 {avx512_tile.tile[0]}×{avx512_tile.tile[1]}，每从缓存读一个 fp32 分别做 "
-              "{avx2_tile.flop_per_float:.1f} 和 {avx512_tile.flop_per_float:.1f} 次 FLOP。一个核的全部向量寄存器只有 "
-              "{avx512.register_bytes:bytes}（AVX-512）；H100 一个 SM 的寄存器文件是 {sm_register_bytes:bytes}，"
-              "是它的 {sm_over_core:.0f} 倍，摊到满驻留的 {max_warps} 个 warp，每个 warp 也有 {per_warp_bytes:bytes}。",
+              "{avx2.vector_bytes} 字节寄存器）最多放得下 {avx2_tile.mr}×{avx2_tile.nr} 的块、用 {avx2_tile.registers_used} 个寄存器，"
+              "AVX-512（{avx512.registers} 个 {avx512.vector_bytes} 字节）最多 {avx512_tile.mr}×{avx512_tile.nr}、用 "
+              "{avx512_tile.registers_used} 个，每从缓存读一个 fp32 分别做 {avx2_tile.flop_per_float:.1f} 和 "
+              "{avx512_tile.flop_per_float:.1f} 次 FLOP。一个核里程序能点名的（架构）向量寄存器只有 {avx512.register_bytes:bytes}"
+              "（AVX-512；乱序执行用的物理寄存器堆比这大，但编译器只能点名这 {avx512.registers} 个）；H100 一个 SM 的寄存器文件是 "
+              "{sm_register_bytes:bytes}，是它的 {sm_over_core:.0f} 倍，SM 最多驻留 {max_warps} 个 warp，它们的寄存器同时留在里面，"
+              "满驻留时每个 warp 也有 {per_warp_bytes:bytes}。",
     expect={"tiles": [[6, 16], [14, 32]], "registers_used": [15, 31], "sm_over_core": 128.0, "per_warp_bytes": 4096},
 )
 def _(ctx):
@@ -172,7 +182,7 @@ def _(ctx):
     question=Q,
     statement="小任务填不满 GPU（按 H100 SXM 的规格算）：{n} 个 fp32 相加，每 block {block} 个线程，只有 {blocks} 个 block，"
               "{sms} 个 SM 里最多 {sm_share:pct} 有活干，占全芯片 warp 槽的 {warp_share:pct}；它总共只搬 {bytes:bytes}，而按 "
-              "{=600 ns} 的假设延迟，HBM 跑满时路上要有 {in_flight:bytes}，它只够 {bytes_share:pct}。填满 warp 槽要 "
+              "{latency:time} 的假设延迟，HBM 跑满时路上要有 {in_flight:bytes}，它只够 {bytes_share:pct}。填满 warp 槽要 "
               "{fill_n} 个元素（每线程一个）。",
     expect={"blocks": 16, "sms": 132, "warp_share": {"<": 0.02}, "bytes_share": {"<": 0.05}, "fill_n": 270336},
 )
@@ -186,7 +196,8 @@ def _(ctx):
     slots = sms * int(specs.get(ctx, cap, "max_warps_per_sm"))
     blocks = -(-n // block)
     nbytes = 3 * n * FP32  # read a and b, write c
-    in_flight = specs.get(ctx, gpu, "hbm_bytes_per_s") * LATENCY_S
-    return {"n": n, "block": block, "blocks": blocks, "sms": sms, "sm_share": min(blocks, sms) / sms,
+    latency = _hw(ctx, "assumed", "latency", "gpu_hbm_s")
+    in_flight = specs.get(ctx, gpu, "hbm_bytes_per_s") * latency
+    return {"n": n, "latency": latency, "block": block, "blocks": blocks, "sms": sms, "sm_share": min(blocks, sms) / sms,
             "warp_share": blocks * block // warp / slots, "bytes": nbytes, "in_flight": in_flight,
             "bytes_share": nbytes / in_flight, "fill_n": sms * int(specs.get(ctx, cap, "max_threads_per_sm"))}
