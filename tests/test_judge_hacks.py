@@ -7,6 +7,8 @@ never as a pass; an error in the candidate's own code is exit 2.
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -297,4 +299,24 @@ def test_a_known_wrong_value_that_is_not_a_tensor_is_compared_without_crashing()
 
     out = compare.tensors(None, torch.zeros(2), SOFTMAX.outputs[0], SOFTMAX.tolerance)
     assert out and "无从比较" in out[0].kind
+
+
+def test_inside_the_sandbox_the_problems_answers_cannot_be_read(tmp_path):
+    """A candidate that reads a problem's own solution (or its reference, or the git history holding both) and runs
+    it would pass: inside bwrap those are hidden, and only the files the run judges are shown again."""
+    if not shutil.which("bwrap"):
+        pytest.skip("no bwrap: the report says 「只是护栏，不是沙箱」")
+    solution, reference = SOFTMAX.solutions()[0], SOFTMAX.path / "reference.py"
+    judged = SOFTMAX.mutant_files()[0]  # a run that judges a problem's own file still reads it
+    work = tmp_path / "work"
+    work.mkdir()
+    spec = work / "spec.json"
+    spec.write_text(json.dumps({"runs": [{"candidate": str(judged)}]}), encoding="utf-8")
+    git = REPO / ".git" / "HEAD"
+    paths = [solution, reference, judged, *([git] if git.is_file() else [])]
+    ran = sandbox.run(spec, work, tmp_path, 30, inner=["cat", *map(str, paths)])
+    assert judged.read_text(encoding="utf-8") in ran.stdout, ran.stdout
+    for hidden in (solution, reference, *([git] if git.is_file() else [])):
+        text = hidden.read_text(encoding="utf-8")
+        assert text and text not in ran.stdout, (hidden, ran.stdout)
 

@@ -1,11 +1,13 @@
 """How the child runs: a fresh process in its own group, a timeout, resource limits, an output cap, and
-``bwrap`` (no network, a read-only root, only the work folder writable) where it is installed.
+``bwrap`` (no network, a read-only root, only the work folder writable, the problems' answers hidden) where it
+is installed.
 
 Without ``bwrap`` the limits are guard rails, not a sandbox: the report says 「只是护栏，不是沙箱」.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -25,7 +27,7 @@ MEMORY = 6 * 2**30
 OUTPUT_CAP = 16 * 2**20
 OPEN_FILES = 256
 GUARD_RAILS = "只是护栏，不是沙箱：独立进程、超时、进程组整体结束、资源上限（内存、CPU 时间、打开文件数、输出大小）；本机没有 bwrap"
-SANDBOX = "沙箱：bwrap（无网络、根目录只读、只有工作目录可写），加独立进程、超时、进程组整体结束、资源上限"
+SANDBOX = "沙箱：bwrap（无网络、根目录只读、只有工作目录可写、看不到题目自带的解），加独立进程、超时、进程组整体结束、资源上限"
 
 
 @dataclass(frozen=True)
@@ -55,10 +57,35 @@ def command(spec: Path | None, work: Path, candidate_dir: Path, inner: list[str]
     # under /tmp) is bound again, read-only, after it: mounts made later cover earlier ones
     keep = [*_needed(), candidate_dir]
     again = [arg for path in dict.fromkeys(str(p) for p in keep) for arg in ("--ro-bind", path, path)]
+    # then the answers are hidden (the problems' own solutions, known-wrong solutions and references, and the
+    # git history that holds them), and the files this run judges, which may be some of them, shown again
+    hide = [arg for path in hidden() for arg in (("--tmpfs", str(path)) if path.is_dir() else
+                                                  ("--ro-bind", os.devnull, str(path)))]
+    shown = [arg for path in dict.fromkeys(_judged(spec)) for arg in ("--ro-bind", path, path)]
     return [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *again,
-            "--bind", str(work), str(work),
+            *hide, *shown, "--bind", str(work), str(work),
             "--unshare-net", "--unshare-ipc", "--unshare-pid", "--die-with-parent", "--new-session",
             "--chdir", str(work), *inner]
+
+
+def hidden() -> list[Path]:
+    """What the child must not read: in each problem of the checkout, its solutions, its known-wrong solutions,
+    its reference (and their compiled bytecode), and the checkout's git history. The child needs none of them:
+    the parent computes the expected values, and a run that judges a problem's own files names them."""
+    root = Path(child.__file__).resolve().parents[2]
+    out = [root / ".git"] if (root / ".git").exists() else []
+    for folder in sorted(p for p in (root / "snippets" / "judge").glob("*") if p.is_dir()):
+        out += [folder / name for name in ("solutions", "mutants", "__pycache__") if (folder / name).is_dir()]
+        out += sorted(folder.glob("reference.*"))
+    return out
+
+
+def _judged(spec: Path | None) -> list[str]:
+    """The files a Python child's spec names to run (the parent wrote it: trusted)."""
+    if spec is None or not spec.is_file():
+        return []
+    runs = json.loads(spec.read_text(encoding="utf-8")).get("runs", [])
+    return [str(Path(run["candidate"]).resolve()) for run in runs]
 
 
 def _needed() -> list[Path]:
