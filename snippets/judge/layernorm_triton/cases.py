@@ -1,5 +1,5 @@
 """Cases for layernorm-triton: a row of a power of two and one not, small values where eps matters, a constant
-row, a transposed view, then random shapes from the seed."""
+row, a transposed view, a mean far above the spread, then random shapes from the seed."""
 
 import torch
 
@@ -21,6 +21,7 @@ def cases(seed):
         ("大 eps", (randn(4, 20), *params(20), 1.0)),
         ("长行 n=1000", (randn(2, 1000, scale=3.0), *params(1000), 1e-5)),
         ("非连续输入（转置视图）", (randn(24, 5).t(), *params(24), 1e-5)),
+        ("均值远大于标准差（偏移 100）", (randn(4, 64) + 100.0, *params(64), 1e-5)),
     ]
     for k in range(3):
         rows = int(torch.randint(1, 9, (1,), generator=g))

@@ -22,7 +22,7 @@ DATA = ("problem.yaml", "statement.md", "driver.cpp", "starter.h")
     needs=["g++"],
     statement="手撕题 `lfu-cache-cpp` 的评测分得清对错：{solutions} 个正确解（按次数分组的哈希表加最少次数、次数桶的链表）在同一组 "
               "{cases} 个用例上全部通过（用 AddressSanitizer 和 UBSan 编译），{mutants} 个已知错误解（次数相同时淘汰了最近使用的、"
-              "新 key 进来不把最少次数重置为 1、put 已有的 key 不加次数）全部失败，且各自被认出是哪种错误。",
+              "新 key 进来不把最少次数重置为 1、put 已有的 key 不加次数、满了时 put 已有的 key 先淘汰了别人）全部失败，且各自被认出是哪种错误。",
     expect={"solutions": {">=": 2}, "mutants": {">=": 3}, "solutions_failed": [], "mutants_passed": [],
             "mutants_unnamed": []},
     timeout=300,

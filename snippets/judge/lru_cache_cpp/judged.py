@@ -22,7 +22,7 @@ DATA = ("problem.yaml", "statement.md", "driver.cpp", "starter.h")
     needs=["g++"],
     statement="手撕题 `lru-cache-cpp` 的评测分得清对错：{solutions} 个正确解（`std::list` + 哈希表、手写双向链表）在同一组 "
               "{cases} 个用例上全部通过（用 AddressSanitizer 和 UBSan 编译），{mutants} 个已知错误解（容量 0 去淘汰空链表、"
-              "get 不刷新、put 已有的 key 不刷新、淘汰了最近使用的、释放后使用）全部失败，且各自被认出是哪种错误。",
+              "get 不刷新、put 已有的 key 不刷新、满了时 put 已有的 key 先淘汰了别人、淘汰了最近使用的、释放后使用）全部失败，且各自被认出是哪种错误。",
     expect={"solutions": {">=": 2}, "mutants": {">=": 5}, "solutions_failed": [], "mutants_passed": [],
             "mutants_unnamed": []},
     timeout=300,

@@ -16,6 +16,7 @@ def cases(seed):
         ("多出一个元素 65", (randn(65),)),
         ("全是 1，长度 200", (torch.ones(200),)),
         ("长度 1000", (randn(1000),)),
+        ("长度 1025（上限，超过 1024：一个块装不下）", (randn(1025),)),
     ]
     for k in range(2):
         n = int(torch.randint(2, 400, (1,), generator=g))

@@ -7,6 +7,7 @@ from verify.judge import selfcheck
 
 if TYPE_CHECKING:  # never run: importing a file makes its code part of this claim's key
     import snippets.judge.topo_sort_python.cases  # noqa: F401
+    import snippets.judge.topo_sort_python.mutants.kahn_skips_self_loop  # noqa: F401
     import snippets.judge.topo_sort_python.mutants.misses_cycle  # noqa: F401
     import snippets.judge.topo_sort_python.mutants.no_gray_state  # noqa: F401
     import snippets.judge.topo_sort_python.mutants.reversed_order  # noqa: F401
@@ -22,7 +23,7 @@ DATA = ("problem.yaml", "statement.md")
     "judge.topo-sort-python",
     question="autograd-engine",
     statement="手撕题 `topo-sort-python` 的评测分得清对错：{solutions} 个正确解在同一组 {cases} 个用例上全部通过，"
-              "{mutants} 个已知错误解（漏掉环、DFS 不分“正在访问”、顺序反了）全部失败，且各自被认出是哪种错误。",
+              "{mutants} 个已知错误解（漏掉环、DFS 不分“正在访问”、顺序反了、跳过了自环）全部失败，且各自被认出是哪种错误。",
     expect={"solutions": {">=": 1}, "mutants": {">=": 2}, "solutions_failed": [], "mutants_passed": [],
             "mutants_unnamed": []},
     timeout=240,
