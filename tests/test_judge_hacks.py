@@ -320,3 +320,28 @@ def test_inside_the_sandbox_the_problems_answers_cannot_be_read(tmp_path):
         text = hidden.read_text(encoding="utf-8")
         assert text and text not in ran.stdout, (hidden, ran.stdout)
 
+
+def test_a_false_cycle_is_a_wrong_answer_not_an_error(tmp_path):
+    """ValueError is topo sort's answer for a cycle: raised on a graph without one (duplicate edges counted once in
+    the successors but twice in the in-degrees), it fails the case (exit 1), where another exception is exit 2."""
+    report = _judge(tmp_path, """
+        from collections import deque
+
+        def topo_sort(n, edges):
+            indeg, succ = [0] * n, [set() for _ in range(n)]
+            for u, v in edges:
+                succ[u].add(v)
+                indeg[v] += 1
+            ready, order = deque(i for i in range(n) if indeg[i] == 0), []
+            while ready:
+                u = ready.popleft()
+                order.append(u)
+                for v in succ[u]:
+                    indeg[v] -= 1
+                    if indeg[v] == 0:
+                        ready.append(v)
+            if len(order) != n:
+                raise ValueError("cycle")
+            return order
+    """, p=TOPO)
+    assert (report.verdict, report.exit_code, report.case) == ("fail", 1, "重复边") and "不该抛" in report.reason, report

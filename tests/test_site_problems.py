@@ -44,3 +44,20 @@ def test_the_judge_page_links_each_problem_under_its_heading():
     head, rest = out.split("\n", 1)
     assert head.endswith("{#rmsnorm-torch}") and rest.lstrip().startswith("题面、起始代码和评测命令：")
     assert "(judge/rmsnorm-torch.md)" in out and out.count("题面") == 1
+
+
+def test_a_problem_page_names_its_question_pages_by_title_and_its_cpp_run_by_its_sanitizers():
+    lru, queue = problem.find(REPO, "lru-cache-cpp"), problem.find(REPO, "bounded-queue-cpp")
+    text = problems.page(lru)
+    assert "[手写 O(1) LRU" in text and "[lru-cache](" not in text
+    assert "AddressSanitizer、LeakSanitizer、UBSan" in text and "ThreadSanitizer" not in text
+    queue_text = problems.page(queue)
+    assert "ThreadSanitizer" in queue_text and "AddressSanitizer" not in queue_text
+
+
+def test_the_command_block_keeps_its_comments_on_their_own_lines():
+    """A phone cuts a long line: no command carries its comment at its end."""
+    text = problems.page(problem.find(REPO, "softmax-torch"))
+    block = text.split("```bash\n", 1)[1].split("```", 1)[0].splitlines()
+    assert block and all(line.startswith("# ") or "#" not in line for line in block), block
+    assert sum(line.startswith("verify ") for line in block) == 3

@@ -106,6 +106,8 @@ def outcomes(args: tuple[Any, ...], expected: Outcome, got: Outcome, value_check
             return [Mismatch("抛出的异常类型不对", expected=expected.error[0], got=got.error[0])]
         return []
     if got.error is not None:
+        if got.error[0].endswith("Sanitizer"):  # a C++ program stopped by its sanitizer (verify.judge.cpp)
+            return [Mismatch(f"程序被 sanitizer 停下：{got.error[0]}", got=got.error[1][:200])]
         return [Mismatch(f"不该抛出异常，却抛出了 {got.error[0]}", got=got.error[1][:200])]
     if check is not None:
         return [Mismatch(kind, got=detail) for kind, detail in check(args, got.value)]

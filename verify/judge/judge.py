@@ -4,7 +4,9 @@
 reference in float64, or exact), runs the candidate in a child (:mod:`verify.judge.sandbox`), and reads
 what it sent back as untrusted data. A case fails on a refused import, a forbidden call or operator, a
 log without the required operators (an empty one included: ``torch._C._DisableTorchDispatch`` leaves it
-empty), a changed input, or an outcome that does not match (:mod:`verify.judge.compare`). The first failing
+empty), a changed input, an outcome that does not match (:mod:`verify.judge.compare`), or an exception of a
+type the reference raises on some case (the problem's way to say 「无解」) raised where it should not be; any
+other exception is an error of the candidate's code (exit 2). The first failing
 case is compared with each known-wrong solution's outcome on the same case, to name the bug it looks like.
 """
 
@@ -285,6 +287,9 @@ def _verdicts(problem: Problem, prepared: Prepared, ran: sandbox.Run, result: An
         return
     check_value = _value_check(problem)
     check = getattr(loading.module(problem.path / "reference.py", "reference"), "check", None)
+    # an exception the reference itself raises on some case (topo sort's ValueError for a cycle) is part of the
+    # interface: raised where it should not be, it is a wrong answer, not an error in the candidate's code
+    answers = {e.error[0] for e in prepared.expected if e.error is not None}
     for name, args, expected, got in zip(prepared.names, prepared.args, prepared.expected, got_cases):
         outcome = _outcome(got)
         stopped = got.get("stopped") if per_case else None
@@ -294,7 +299,9 @@ def _verdicts(problem: Problem, prepared: Prepared, ran: sandbox.Run, result: An
                         detail=str(got.get("error", {}).get("where", "")))
             continue
         if outcome.error is not None and expected.error is None:  # before the log: a raise cuts it short
-            report.fail("error", name, "解答抛出了异常", compare.outcomes(args, expected, outcome, check_value, check),
+            wrong = outcome.error[0] in answers
+            report.fail("fail" if wrong else "error", name, "抛出了本题用来表示无解的异常，这里却不该抛" if wrong else "解答抛出了异常",
+                        compare.outcomes(args, expected, outcome, check_value, check),
                         detail=str(got.get("error", {}).get("where", "")))
             continue
         why = _ops(problem, got)

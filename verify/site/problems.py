@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from verify.core.frontmatter import front_matter
 from verify.judge.problem import Problem
 
 FOLDER = "judge"
@@ -21,8 +22,10 @@ RUNS = {
     "torch": "在独立子进程里用 CPU 上的 PyTorch 运行，并记录实际跑了哪些 ATen 算子。",
     "triton": "在 Triton 的解释器里运行（CPU 上逐个 program 执行，没有 GPU）：返回的张量必须是某次核函数启动的参数。",
     "numba": "在 numba 的 CUDA 模拟器里运行（每个线程是一个 Python 线程，没有 GPU）：返回的数组必须是某次核函数启动的参数。",
-    "cpp": "用 g++ 编译（带 AddressSanitizer、UBSan，并发题用 ThreadSanitizer），在独立进程里运行。",
 }
+#: what each sanitizer of a C++ problem's ``sanitizers`` is built with, as the page names it (address brings
+#: LeakSanitizer with it: the leak checks)
+SANITIZERS = {"address": "AddressSanitizer、LeakSanitizer", "undefined": "UBSan", "thread": "ThreadSanitizer"}
 _EVIDENCE = re.compile(r"^## 证据\s*$", re.MULTILINE)
 
 
@@ -44,6 +47,14 @@ def _cuda_starter(p: Problem) -> str:
             f"只有参考解的 CUDA C++ 版按 sm_80 / sm_90a 编译过，见[手撕题总页](../judge.md#{p.id})。\n\n{_code(cu)}\n")
 
 
+def _run(p: Problem) -> str:
+    """How ``p``'s solution is run; a C++ problem's line from its own sanitizers."""
+    if p.language != "cpp":
+        return RUNS[p.language]
+    return (f"用 g++ -std=c++17 加 {'、'.join(SANITIZERS[s] for s in p.sanitizers)} 编译（编译也在沙箱里），"
+            "在独立进程里运行。")
+
+
 def _statement(p: Problem) -> str:
     """The statement without its own title (the page's title is the problem's)."""
     text = (p.path / "statement.md").read_text(encoding="utf-8").strip()
@@ -52,10 +63,20 @@ def _statement(p: Problem) -> str:
     return "\n".join(body).strip()
 
 
+def _question_title(p: Problem, question: str) -> str:
+    """The title of the question page ``p`` names (its front matter), or its id where the page has none."""
+    path = p.path.resolve().parents[2] / "docs" / "questions" / f"{question}.md"
+    if not path.is_file():
+        return question
+    _front, data = front_matter(path)
+    title = data.get("title") if isinstance(data, dict) else None
+    return title if isinstance(title, str) and title else question
+
+
 def page(p: Problem) -> str:
     """The markdown of ``p``'s page."""
     name, starter, ext = p.starter.name, _code(p.starter), p.starter.suffix
-    questions = "、".join(f"[{q}](../questions/{q}.md)" for q in p.questions)
+    questions = "、".join(f"[{_question_title(p, q)}](../questions/{q}.md)" for q in p.questions)
     return f"""# {p.title}
 
 `{p.id}` · 接口 `{p.interface}` · 原理见 {questions}
@@ -68,12 +89,15 @@ def page(p: Problem) -> str:
 {_cuda_starter(p)}
 ## 评测
 
-{RUNS[p.language]}容差：{_tolerance(p)}。
+{_run(p)}容差：{_tolerance(p)}。
 
 ```bash
-verify judge show {p.id}                     # 题面、接口、起始代码
-verify judge run {p.id} 你的解答{ext}           # 退出码 0 通过，1 未通过，2 代码或环境出错
-verify quiz handwrite --problem {p.id}       # 在 $EDITOR 里写，评测，按结果排复习
+# 题面、接口、起始代码
+verify judge show {p.id}
+# 评测：退出码 0 通过，1 未通过，2 代码或环境出错
+verify judge run {p.id} 你的解答{ext}
+# 在 $EDITOR 里写，评测，按结果排复习
+verify quiz handwrite --problem {p.id}
 ```
 
 评测器认得出 {len(p.mutants)} 种常见错误：题目自带的正确解都通过、这 {len(p.mutants)} 个错误解都失败，是构建时跑出来的（见[手撕题总页](../judge.md#{p.id})）；别的错法不一定被抓到。
