@@ -72,7 +72,7 @@ serve: setup
 
 test: setup system-deps
 	$(BIN)/python -m pytest -m "not bench" -q --durations=40
-	$(BIN)/python -m pytest -m bench -q -p no:randomly
+	$(BIN)/python -m pytest -m bench -q -p no:randomly --durations=15
 
 test-fast: setup
 	$(BIN)/python -m pytest -m "not bench and not browser and not slow" -q

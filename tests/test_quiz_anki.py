@@ -7,6 +7,7 @@ import math
 import re
 import sqlite3
 import subprocess
+import sys
 import time
 import venv
 import zipfile
@@ -120,6 +121,8 @@ notes = [col.get_note(nid) for nid in col.find_notes("")]
 print(json.dumps({"logs": logs, "notes": {n["NoteId"]: {"guid": n.guid, "back": n["Back"], "tags": n.tags} for n in notes}}))
 col.close()
 """
+#: the Anki library the deck is checked against, pinned (an open range would test a different library each month)
+ANKI = "26.9.3"
 NO_REGISTRY = ("No matching distribution", "Could not find a version", "NewConnectionError", "Network is unreachable",
                "Temporary failure in name resolution", "ConnectionError", "Max retries exceeded")
 
@@ -128,9 +131,10 @@ NO_REGISTRY = ("No matching distribution", "Could not find a version", "NewConne
 def anki_python(tmp_path_factory) -> Path:
     """A virtual environment with PyPI's ``anki`` (the library the Anki app is built on)."""
     env = tmp_path_factory.mktemp("anki-env")
-    venv.EnvBuilder(with_pip=True).create(env)
+    venv.EnvBuilder(with_pip=False).create(env)  # installed into by this environment's pip (--python): no ensurepip
     python = env / "bin" / "python"
-    proc = subprocess.run([str(python), "-m", "pip", "install", "-q", "anki"], capture_output=True, text=True, timeout=900)
+    proc = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", f"anki=={ANKI}"],
+                          capture_output=True, text=True, timeout=900)
     if proc.returncode != 0:
         if any(s in proc.stdout + proc.stderr for s in NO_REGISTRY):
             pytest.skip("pip cannot reach the package registry to install anki: " + proc.stderr.strip()[-300:])
