@@ -81,7 +81,13 @@ def test_hash_covers_imported_workloads_and_named_files(tmp_path):
     assert after_workload["h.x"] != before["h.x"]
     assert after_workload["h.y"] == before["h.y"]
     (root / "snippets/q/k.cpp").write_text("int main() { return 1; }\n")
-    assert scan.load_registry(settings(root)).keys["h.x"] != after_workload["h.x"]
+    after_cpp = scan.load_registry(settings(root)).keys
+    assert after_cpp["h.x"] != after_workload["h.x"]
+    # a Python file beside it, loaded by its path (snippets/_sibling.py), as the string names it
+    (root / "snippets/q/a.py").write_text(src.replace('SRC = "k.cpp"', 'SRC = "k.cpp"\nHELPER = "other.py"'))
+    named = scan.load_registry(settings(root)).keys
+    (root / "snippets/q/other.py").write_text(files["snippets/q/other.py"].replace("lambda: 1", "lambda: 2"))
+    assert scan.load_registry(settings(root)).keys["h.x"] != named["h.x"]
 
 
 _TWO = ('"""Two claims."""\nfrom verify.claim import claim\nN = 3\n\ndef helper():\n    return N\n\n'

@@ -190,9 +190,10 @@ def _local_imports(tree: ast.Module, root: Path) -> list[Path]:
     return found
 
 
-def _referenced_files(tree: ast.Module, here: Path) -> list[Path]:
-    """Files beside the snippet that it names in a string literal (C++ sources, data)."""
-    beside = {p.name for p in here.iterdir() if p.is_file() and p.suffix != ".py"}
+def _referenced_files(tree: ast.Module, here: Path, itself: str) -> list[Path]:
+    """Files beside the snippet that it names in a string literal: C++ sources, data, and the Python files it
+    loads by path (``snippets/_sibling.py``: snippet folders are not packages, so no import statement names them)."""
+    beside = {p.name for p in here.iterdir() if p.is_file() and p.name != itself}
     names = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)}
     return [here / name for name in sorted(names & beside)]
 
@@ -281,7 +282,7 @@ def analyse(path: Path, root: Path) -> FileFacts:
         measure_sha=_sha(measuring.module_text(rel, text, tree)),
         measure={cid: _sha(t) for cid, t in measuring.claim_texts(text, tree, kinds).items()},
         imports=tuple(p.relative_to(root).as_posix() for p in _local_imports(tree, root)),
-        named=tuple(p.relative_to(root).as_posix() for p in _referenced_files(tree, path.parent)),
+        named=tuple(p.relative_to(root).as_posix() for p in _referenced_files(tree, path.parent, path.name)),
         claims=tuple(claims), problems=tuple(problems), functions=tuple(functions))
 
 
