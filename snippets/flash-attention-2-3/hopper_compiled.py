@@ -21,6 +21,10 @@ Q = "flash-attention-2-3"
 TILE = {"BM": 128, "BN": 64, "D": 64}
 WARPS = 8  # two warpgroups on sm_90a, each 64 query rows
 MBARRIER = re.compile(r"^\s*(?:@!?%\w+\s+)?mbarrier\.", re.MULTILINE)
+# a wgmma whose A operand (after the accumulator's braces) is a register list, not a shared-memory descriptor
+WGMMA_A_REGS = re.compile(r"wgmma\.mma_async\S*\s+\{[^}]*\},\s*\{")
+TMA_LOAD = "cp.async.bulk.tensor.2d.shared::cta.global"   # global -> shared
+TMA_STORE = "cp.async.bulk.tensor.2d.global.shared::cta"  # shared -> global
 
 
 def attn_fwd(q_ptr, k_ptr, v_ptr, o_ptr, N, sqm, skn, svn, som,
@@ -95,10 +99,12 @@ def mma_forms(c):
     statement="同一个 FA2 式前向 kernel（Triton，fp16，每个 program 算 {bm} 个查询行、每次扫 {bn} 个键，d={d}，{warps} 个 warp）："
               "编译到 sm_80，两次 tl.dot 是 {sm80_mma} 条 warp 级的 `{sm80_form}`（SASS {sm80_hmma} 条 HMMA），0 条 wgmma；"
               "编译到 sm_90a，是 {sm90_wgmma} 条 warpgroup 级的 `{sm90_form}`（SASS {sm90_hgmma} 条 HGMMA），{sm90_mma} 条 mma.sync，"
-              "另有 {sm90_wait} 条 `wgmma.wait_group` 等异步的乘法完成。"
+              "另有 {sm90_wait} 条 `wgmma.wait_group` 等异步的乘法完成；其中后出现的 {sm90_a_regs} 条（P·V 那一次 tl.dot，P 刚在寄存器里算出）"
+              "的 A 操作数是寄存器，前 {sm90_a_smem} 条（Q·Kᵀ）的 A 由 shared memory 描述符给出。"
               "条数对得上形状：sm_80 每个 warp 管 {warp_rows} 行，每个 tl.dot 是 (n/8)·(k/16) = {per_dot_sm80} 条；sm_90a 每个 warpgroup 管 "
               "{wg_rows} 行，每条指令算满 n、k 方向走 16，每个 tl.dot 是 k/16 = {per_dot_sm90} 条。",
-    expect={"sm80_mma": 64, "sm80_hmma": 64, "per_dot_sm80": 32, "per_dot_sm90": 4, "sm80_wgmma": 0, "sm90_wgmma": 8, "sm90_hgmma": 8, "sm90_mma": 0, "sm90_wait": {">": 0},
+    expect={"sm80_mma": 64, "sm80_hmma": 64, "shapes_match": True, "sm80_wgmma": 0, "sm90_wgmma": 8, "sm90_hgmma": 8,
+            "sm90_mma": 0, "sm90_wait": {">": 0}, "sm90_a_regs": 4, "sm90_a_smem": 4, "a_regs_last": True,
             "sm80_form": "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
             "sm90_form": "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"},
     needs=["triton"],
@@ -109,6 +115,9 @@ def _(ctx):
     范围：Triton 3.9 对这个 kernel 的代码生成（不是 FlashAttention-3 的 CUDA 代码），128×64 块、d=64、8 个 warp
     """
     a, h = pointer_kernel(ctx, "sm_80"), pointer_kernel(ctx, "sm_90a")
+    per_dot_sm80, per_dot_sm90 = (TILE["BN"] // 8) * (TILE["D"] // 16), TILE["D"] // 16
+    a_regs = len(WGMMA_A_REGS.findall(h.ptx))
+    order = [bool(WGMMA_A_REGS.search(line)) for line in h.ptx.splitlines() if "wgmma.mma_async" in line]
     return {"bm": TILE["BM"], "bn": TILE["BN"], "d": TILE["D"], "warps": WARPS,
             "sm80_mma": a.ptx_count("mma.sync"), "sm80_hmma": a.sass_count("HMMA"), "sm80_wgmma": a.ptx_count("wgmma.mma_async"),
             "sm80_form": (mma_forms(a) or [""])[0], "sm80_forms": mma_forms(a),
@@ -116,17 +125,21 @@ def _(ctx):
             "sm90_form": (mma_forms(h) or [""])[0], "sm90_forms": mma_forms(h), "sm90_wait": h.ptx.count("wgmma.wait_group"),
             "registers": {"sm_80": a.registers, "sm_90a": h.registers},
             "warp_rows": TILE["BM"] // WARPS, "wg_rows": TILE["BM"] // (WARPS // 4),
-            "per_dot_sm80": (TILE["BN"] // 8) * (TILE["D"] // 16), "per_dot_sm90": TILE["D"] // 16}
+            "per_dot_sm80": per_dot_sm80, "per_dot_sm90": per_dot_sm90,
+            "shapes_match": a.ptx_count("mma.sync") == 2 * per_dot_sm80 and h.ptx_count("wgmma.mma_async") == 2 * per_dot_sm90,
+            "sm90_a_regs": a_regs, "sm90_a_smem": h.ptx_count("wgmma.mma_async") - a_regs,
+            "a_regs_last": order == sorted(order)}
 
 
 @claim(
     "fa23.tma-descriptor",
     question=Q,
-    statement="Hopper 的 TMA 要由代码请求：指针版 kernel 编译到 sm_90a，K、V 块仍由每个线程算地址、用 cp.async 搬（{ptr_ldgsts} 条 LDGSTS，"
-              "{ptr_tma} 条 TMA）；改成 tensor descriptor（`desc.load([start, 0])`）后是 {desc_tma} 条 `cp.async.bulk.tensor`"
-              "（SASS {desc_utmaldg} 条 UTMALDG），0 条 LDGSTS，用 {desc_mbarrier} 条 mbarrier 指令等数据到齐，每线程寄存器从 {ptr_regs} 降到 {desc_regs}。",
-    expect={"ptr_ldgsts": {">": 0}, "ptr_tma": 0, "desc_ldgsts": 0, "desc_tma": {">": 0}, "desc_utmaldg": {">": 0},
-            "fewer_registers": True},
+    statement="在 Triton 3.9 里，TMA 要由代码请求：指针版 kernel 编译到 sm_90a，K、V 块仍由每个线程算地址、用 cp.async 搬（{ptr_ldgsts} 条 LDGSTS，"
+              "{ptr_tma} 条 TMA）；改成 tensor descriptor（`desc.load([start, 0])`）后是 {desc_tma_load} 条 TMA 读（`cp.async.bulk.tensor` "
+              "从 global 到 shared，SASS {desc_utmaldg} 条 UTMALDG）和 {desc_tma_store} 条写回 O 的 TMA 写，0 条 LDGSTS，"
+              "用 {desc_mbarrier} 条 mbarrier 指令等数据到齐，每线程寄存器从 {ptr_regs} 降到 {desc_regs}。",
+    expect={"ptr_ldgsts": {">": 0}, "ptr_tma": 0, "desc_ldgsts": 0, "desc_tma_load": {">": 0}, "desc_tma_store": 1,
+            "loads_match_sass": True, "fewer_registers": True},
     needs=["triton"],
 )
 def _(ctx):
@@ -137,6 +150,8 @@ def _(ctx):
     p, t = pointer_kernel(ctx, "sm_90a"), desc_kernel(ctx, False)
     return {"ptr_ldgsts": p.sass_count("LDGSTS"), "ptr_tma": p.ptx.count("cp.async.bulk.tensor"), "ptr_regs": p.registers,
             "desc_ldgsts": t.sass_count("LDGSTS"), "desc_tma": t.ptx.count("cp.async.bulk.tensor"),
+            "desc_tma_load": t.ptx.count(TMA_LOAD), "desc_tma_store": t.ptx.count(TMA_STORE),
+            "loads_match_sass": t.ptx.count(TMA_LOAD) == t.sass_count("UTMALDG") > 0,
             "desc_utmaldg": t.sass_count("UTMALDG"), "desc_mbarrier": len(MBARRIER.findall(t.ptx)),
             "desc_regs": t.registers, "fewer_registers": t.registers < p.registers,
             "desc_wgmma": t.ptx_count("wgmma.mma_async")}
@@ -163,8 +178,10 @@ def _(ctx):
 @claim(
     "fa23.fp8-sm80-refused",
     question=Q,
-    statement="同一个 FP8（e4m3）kernel 编译到 sm_80 直接被 Triton 3.9 拒绝：报错说 fp8e4nv（e4m3）在这个架构上不支持。",
-    raises=("CompilationError", "type fp8e4nv not supported in this architecture"),
+    statement="同一个 FP8（e4m3）kernel 编译到 sm_80 直接被 Triton 3.9 拒绝：报错说 fp8e4nv（e4m3）在这个架构上不支持，"
+              "这里支持的 FP8 类型只有 fp8e4b15 和 fp8e5。",
+    raises=("CompilationError",
+            "type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')"),
     needs=["triton"],
 )
 def _(ctx):
@@ -179,7 +196,8 @@ def _(ctx):
     "fa23.warp-specialize-triton",
     question=Q,
     statement="Triton 3.9 的 `tl.range(..., warp_specialize=True)` 对这个 descriptor 版 kernel 在 sm_90a 上没有起作用：开与不开生成的 PTX "
-              "{ptx_same:?逐字相同|不同}，{setmaxnreg} 条 `setmaxnreg`。FlashAttention-3 论文里生产者 warp 搬数据、消费者 warpgroup 算、"
+              "{ptx_same:?逐字相同|不同}，{setmaxnreg} 条 `setmaxnreg`。FlashAttention-3 论文里生产者 warpgroup 搬数据（其中一个 warp 发 TMA）、"
+              "消费者 warpgroup 算、"
               "用 setmaxnreg 在两者之间挪寄存器，这份分工是它在 CUDA/CUTLASS 里手写的，这个 kernel 的编译结果里没有。",
     expect={"ptx_same": True, "setmaxnreg": 0},
     needs=["triton"],
