@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests._browser import ARTIFACTS, CHROMIUM, serve
 from tests._browser import browser as launch_browser
-from tests._project import REPO_SETTINGS
 from verify.core import evidence, states
 from verify.site import fences
 from verify.site.fences import MachineStatus
@@ -87,14 +83,9 @@ RUNNER_WORDS = re.compile(r"needs (CUDA|torch|at least|glibc|a torch|g\+\+)|no G
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    """The real site, built without running a claim (what the cache and evidence/ hold)."""
-    out = tmp_path_factory.mktemp("marks") / "site"
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", VERIFY_NO_RUN="1")
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(out)], cwd=REPO_SETTINGS.root,
-                          env=env, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-5000:]
-    return out
+def site(real_site_from_cache: Path) -> Path:
+    """The real site, built without running a claim (what the cache and evidence/ hold): one build for the run."""
+    return real_site_from_cache
 
 
 def test_each_claim_sentence_carries_one_mark_and_the_evidence_list_is_folded(site):

@@ -3,10 +3,7 @@ legend of the evidence marks, and a syllabus that reads on a 390 px phone withou
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -71,14 +68,9 @@ def test_a_new_state_joins_the_legend_without_a_template_change():
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    """The real site built from what the cache holds (no claim runs): every page, its marks as they are."""
-    out = tmp_path_factory.mktemp("homesite") / "site"
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", VERIFY_NO_RUN="1")
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(out)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-5000:]
-    return out
+def site(real_site_from_cache: Path) -> Path:
+    """The real site built from what the cache holds (no claim runs): one build for the run (tests/conftest.py)."""
+    return real_site_from_cache
 
 
 class _Marks(HTMLParser):

@@ -11,7 +11,6 @@ import json
 import os
 import re
 import sqlite3
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -33,13 +32,9 @@ _STATEMENT_KEY = re.compile(r"\{(?:=[^{}]+|[A-Za-z_][\w.\-]*(?::[^{}]*)?)\}")
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("realquiz") / "site"
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(out)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=1800)
-    assert (out / "quiz.json").is_file(), proc.stderr[-5000:]
-    return out
+def site(real_site: Path) -> Path:
+    """The real site as make site builds it: one build for the run (tests/conftest.py)."""
+    return real_site
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,7 @@ shows a tag, the same words as beside the claim's own sentence, so a CPU result 
 from __future__ import annotations
 
 import html as html_mod
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -32,13 +29,9 @@ _OWN_TAG = re.compile(r'<div class="vf-claim" id="claim-([^"]+)".*?<span class="
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("seesite") / "site"
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", VERIFY_NO_RUN="1")
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=1200)
-    assert proc.returncode == 0, proc.stderr[-5000:]
-    return out
+def site(real_site_from_cache: Path) -> Path:
+    """The real site built from what the cache holds (no claim runs): one build for the run (tests/conftest.py)."""
+    return real_site_from_cache
 
 
 def _section(page_html: str, title: str) -> str:

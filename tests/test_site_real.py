@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 import time
 from html.parser import HTMLParser
 from pathlib import Path
@@ -29,15 +26,9 @@ MIN_VERIFIED.update(dict.fromkeys([
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("realsite") / "site"
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    # watched (tests/_snippet_guard.py): what of snippets/ the building process ran, in snippets-ran.json beside it
-    proc = subprocess.run([sys.executable, "-m", "tests._snippet_guard", str(out.parent / "snippets-ran.json"),
-                           "mkdocs", "build", "--strict", "-q", "-d", str(out)], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=1200)
-    assert proc.returncode == 0, proc.stderr[-5000:]
-    return out
+def site(real_site: Path) -> Path:
+    """The real site as make site builds it, watched: one build for the run (tests/conftest.py)."""
+    return real_site
 
 
 def test_the_build_runs_no_snippet_code(site):
