@@ -17,7 +17,7 @@ LANES = {"xmm": 4, "ymm": 8, "zmm": 16}  # fp32 per register
 @claim(
     "cpu-gpu.simd-compiled",
     question=Q,
-    needs=["g++"],
+    needs=["g++", "x86-64"],
     statement="同一个标量写法的循环 `y[i] += a * x[i]`，g++ {gxx}（`-O3`）为 AVX2 编译，主循环里的 `vfmadd…ps` 作用在 "
               "`{avx2.widest}` 上，每条指令算 {avx2.lanes} 个 fp32；为 AVX-512 编译就换成 `{avx512.widest}`，{avx512.lanes} 个。"
               "凑不满一个向量的尾部，这个 g++ 先用更窄的向量指令（AVX2 版用 `{avx2.epilogue}`，AVX-512 版用 `{avx512.epilogue}`），"

@@ -45,7 +45,7 @@ def _isa(ctx, capability: str) -> dict:
               "{isa.lanes} 个 fp32，{isa.registers} 个这样的寄存器共 {isa.register_bytes:bytes}；机器有 {cores} 个逻辑核。"
               "GPU 的一条 warp 指令是 {warp} 个 lane，相当于 {vectors_per_warp} 条这样的向量指令。",
     expect={"arch": {"in": ["x86_64", "AMD64"]}, "lanes": {"in": [4, 8, 16]}, "vectors_per_warp": {"in": [2, 4, 8]},
-            "warp": 32},
+            "warp": 32},    needs=["x86-64"],
 )
 def _(ctx):
     """范围：这台 CPU 上 torch 报告的 capability（x86-64）"""

@@ -399,7 +399,7 @@ def _nchwc_graph(blob: bytes, level: str, workdir: Path) -> tuple[list[str], int
               "在日志里警告它可能含硬件相关的优化，只应在同一环境里用（警告了：{warned:?是|否}）。",
     expect={"nchwc_present": True, "block_matches": True, "all_same": True, "bn_left": 0, "relu_left": 0,
             "warned": True},
-    needs=["onnx"],
+    needs=["onnx", "x86-64"],
 )
 def _(ctx):
     """The graph at levels layout and all, the block width read from the reordered weight, and ORT's log.

@@ -24,6 +24,7 @@ NEEDS: dict[str, str] = {
     "multicore": "at least two CPU cores",
     "glibc": "glibc's malloc (its heap trimming and mmap threshold)",
     "mkl": "a torch built with Intel MKL, whose VML the CPU kernels of sin/exp/tanh call",
+    "x86-64": "an x86-64 CPU (its vector registers, its instruction flags, code generated for it)",
     "onnx": "the onnx, onnxscript and onnxruntime packages the `run` extras pin (export to ONNX, ONNX Runtime's CPU session)",
 }
 
@@ -73,6 +74,8 @@ def unmet(needs: tuple[str, ...], min_torch: str | None, machine: Machine) -> st
             return f"needs glibc's malloc; this Python runs on {_libc() or 'another C library'}"
         if need == "mkl" and not machine.mkl:
             return "needs a torch built with MKL; this one has none (its sin/exp/tanh do not call MKL's VML)"
+        if need == "x86-64" and platform.machine().lower() not in ("x86_64", "amd64"):
+            return f"needs an x86-64 CPU; this one is {platform.machine() or 'unknown'}"
         if need == "onnx":
             missing = [p for p in ONNX_PACKAGES if not _has_package(p)]
             if missing:

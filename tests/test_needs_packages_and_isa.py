@@ -1,4 +1,4 @@
-"""The need ``onnx``: a claim that exports to ONNX or runs ONNX Runtime shows as not run where a package is missing."""
+"""Needs a machine may lack: the packages of `onnx` (a claim that exports to ONNX or runs ONNX Runtime), and an x86-64 CPU."""
 
 from __future__ import annotations
 
@@ -38,3 +38,11 @@ def test_the_probe_reads_the_installed_packages():
     needs._has_package.cache_clear()
     assert needs._has_package("onnx_not_a_real_package_name") is False
     assert needs._has_package("json") is True
+
+
+def test_an_x86_claim_is_not_applicable_on_another_cpu(monkeypatch):
+    """Vector registers, instruction flags and generated x86 code: elsewhere the claim is not run, never failed."""
+    monkeypatch.setattr(needs.platform, "machine", lambda: "aarch64")
+    assert engine.unmet_need(_spec(needs=("x86-64",)), CPU) == "needs an x86-64 CPU; this one is aarch64"
+    monkeypatch.setattr(needs.platform, "machine", lambda: "x86_64")
+    assert engine.unmet_need(_spec(needs=("x86-64",)), CPU) is None
