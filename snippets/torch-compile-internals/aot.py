@@ -72,8 +72,8 @@ def _sin_cos_sin(x: torch.Tensor) -> torch.Tensor:
 @claim(
     "aot.partitioner",
     question=Q,
-    statement="前向存什么给反向由分区器决定：对 `x.sin().cos().sin().sum()`，默认分区器让前向多返回 {default_saved} 个张量 {default_saved_names}；"
-              "min-cut 重算分区器只存 {mincut_saved} 个（输入 {mincut_saved_names}），反向图里把 sin、cos 重算一遍（反向的 sin 从 {default_bw_sin} 个变成 {mincut_bw_sin} 个）。",
+    statement="前向存什么给反向由分区器决定：对 `x.sin().cos().sin().sum()`，默认分区器让前向多返回 {default_saved} 个张量（{default_saved_text}）；"
+              "min-cut 重算分区器只存 {mincut_saved} 个（输入 {mincut_saved_text}），反向图里把 sin、cos 重算一遍（反向的 sin 从 {default_bw_sin} 个变成 {mincut_bw_sin} 个）。",
     expect={"default_saved": 3, "mincut_saved": 1, "default_saved_names": ["primals_1", "sin", "cos"],
             "mincut_saved_names": ["primals_1"], "default_bw_sin": 1, "mincut_bw_sin": 2, "grads_equal": True},
 )
@@ -92,7 +92,48 @@ def _(ctx):
         _, fw_out = _graph_io(graphs["fw"])
         saved = fw_out[1:]  # the first output is the function's result; the rest go to the backward
         out[f"{name}_saved"], out[f"{name}_saved_names"] = len(saved), saved
+        out[f"{name}_saved_text"] = "、".join(saved)
         out[f"{name}_bw_sin"] = _aten_ops(graphs["bw"]).count("sin.default")
         out[f"{name}_backward_ops"] = _aten_ops(graphs["bw"])
     out["grads_equal"] = torch.equal(grads[0], grads[1])
+    return out
+
+
+@claim(
+    "aot.inductor-saves",
+    question=Q,
+    statement="`torch.compile` 的默认后端 Inductor 在训练时也重算：同一个 `x.sin().cos().sin().sum()` 交给 Inductor，"
+              "前向为反向存下 {inductor_saved} 个张量（用 `saved_tensors_hooks` 数）；换成配默认分区器的 AOTAutograd 后端（不经 Inductor），存下 {default_saved} 个；"
+              "Inductor 给出的梯度与 eager {grad_close:?在舍入误差内一致（allclose）|不一致}。",
+    expect={"inductor_saved": 1, "default_saved": 3, "grad_close": True},
+    needs=["g++"],
+    timeout=240,
+)
+def _(ctx):
+    """Counts what the compiled function saves for its backward with torch.autograd.graph.saved_tensors_hooks.
+
+    范围：Inductor（CPU）与默认分区器，torch 2.13
+    """
+    from functorch.compile import default_partition, make_boxed_func  # noqa: PLC0415
+    from torch._dynamo.backends.common import aot_autograd  # noqa: PLC0415
+
+    def keep_graph(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
+        return make_boxed_func(gm.forward)
+
+    out: dict[str, Any] = {}
+    backends = {"inductor": "inductor",
+                "default": aot_autograd(fw_compiler=keep_graph, bw_compiler=keep_graph, partition_fn=default_partition)}
+    for name, backend in backends.items():
+        torch._dynamo.reset()
+        saved: list[list[int]] = []
+        x = torch.linspace(-2, 2, 16, requires_grad=True)
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.append(list(t.shape)) or t, lambda t: t):
+            y = torch.compile(_sin_cos_sin, backend=backend)(x)
+        y.backward()
+        out[f"{name}_saved"], out[f"{name}_saved_shapes"] = len(saved), saved
+        out[f"{name}_grad"] = x.grad
+    torch._dynamo.reset()
+    x = torch.linspace(-2, 2, 16, requires_grad=True)
+    _sin_cos_sin(x).backward()
+    out["grad_close"] = torch.allclose(out.pop("inductor_grad"), x.grad) and torch.allclose(out.pop("default_grad"), x.grad)
     return out

@@ -76,10 +76,11 @@ def _load_kernel(ctx: Any, src: str, name: str) -> Any:
 @claim(
     "inductor.triton-kernel",
     question=Q,
-    statement="同一条链，Inductor 的 Triton 代码生成器给出一个 kernel `{kernel_name}`：每个 program 处理 `XBLOCK` 个元素，"
-              "`xmask` 挡住越界的那一段，{loads} 次 `tl.load`、{stores} 次 `tl.store`，中间值不落显存；"
-              "这段代码由 Triton 编译成 sm_90a 的 PTX，按一次 launch 对齐的指针（`tt.divisibility=16`）编译时，读写都是每线程一次 4 个 float 的向量指令（`ld.global.v4` {ptx_v4_loads} 条、`st.global.v4` {ptx_v4_stores} 条），"
-              "每线程 {registers} 个寄存器、共享内存 {shared:bytes}。",
+    statement="同一条链（{=1024} 个 float32，静态形状），在没有 GPU 的机器上让 Inductor 的 Triton 代码生成器走 `cpu_backend=\"triton\"` 出代码"
+              "（换掉一个私有步骤，在为 CPU 编译之前取出源码）：kernel `{kernel_name}` 里每个 program 处理 `XBLOCK` 个元素，`xmask` 挡住越界，"
+              "{loads} 次 `tl.load`、{stores} 次 `tl.store`，中间值只是局部变量；去掉 Inductor 的启动装饰器后，由 Triton 按 `XBLOCK`={xblock}、{num_warps} 个 warp、"
+              "指针按 `tt.divisibility=16` 对齐（本论断给的假设）编译成 sm_90a 的 PTX（没有在 GPU 上运行）：读写都是每线程一次 4 个 float 的向量指令"
+              "（`ld.global.v4` {ptx_v4_loads} 条、`st.global.v4` {ptx_v4_stores} 条），每线程 {registers} 个寄存器、共享内存 {shared:bytes}。",
     expect={"kernel_name": {"contains": "triton_poi_fused"}, "blocked": True, "loads": 1, "stores": 1, "masked": True,
             "ptx_v4_loads": {">=": 1}, "ptx_v4_stores": {">=": 1}, "shared": 0, "registers": {"between": [16, 64]},
             "ptx_target": "sm_90a"},
@@ -89,17 +90,18 @@ def _load_kernel(ctx: Any, src: str, name: str) -> Any:
 def _(ctx):
     """The kernel Inductor emits (taken from its cpu_backend="triton" path), compiled with XBLOCK=1024 and 4 warps; not run.
 
-    范围：Inductor 生成的 Triton，Triton 3.9，sm_90a
+    范围：torch 2.13 Inductor，Triton 3.9，sm_90a
     """
     toolchain.activate()
     src, name = _inductor_triton_source()
     kernel = _load_kernel(ctx, src, name)
+    xblock, num_warps = 1024, 4  # chosen here, not by Inductor: the registers and vector widths depend on them
     c = compiled.triton_kernel(ctx, kernel, {"in_ptr0": "*fp32", "out_ptr0": "*fp32", "xnumel": "i32"},
-                               {"XBLOCK": 1024}, target="sm_90a", num_warps=4, num_stages=1,
+                               {"XBLOCK": xblock}, target="sm_90a", num_warps=num_warps, num_stages=1,
                                divisible=("in_ptr0", "out_ptr0", "xnumel"))
     body = src.split("@triton.jit", 1)[1]
     return {
-        "kernel_name": name, "loads": body.count("tl.load("), "stores": body.count("tl.store("),
+        "kernel_name": name, "xblock": xblock, "num_warps": num_warps, "loads": body.count("tl.load("), "stores": body.count("tl.store("),
         "masked": "xmask = xindex < xnumel" in body, "blocked": "tl.program_id(0) * XBLOCK" in body, "source": body.strip()[:1500],
         "ptx_v4_loads": len(re.findall(r"ld\.global\S*\.v4", c.ptx)), "ptx_v4_stores": len(re.findall(r"st\.global\S*\.v4", c.ptx)),
         "registers": c.registers, "shared": c.shared, "ptx_target": c.ptx_target,
