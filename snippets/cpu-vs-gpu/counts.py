@@ -143,7 +143,7 @@ def _register_tile(isa: dict) -> dict:
     expect={"tiles": [[6, 16], [14, 32]], "registers_used": [15, 31], "sm_over_core": 128.0, "per_warp_bytes": 4096},
 )
 def _(ctx):
-    """范围：x86-64 的 AVX2 与 AVX-512 寄存器，H100（compute capability 9.0）的规格"""
+    """范围：x86-64 AVX2/AVX-512 寄存器，H100 规格"""
     avx2, avx512 = _isa(ctx, "AVX2"), _isa(ctx, "AVX512")
     sm_bytes = int(specs.get(ctx, "9.0", "registers_per_sm")) * 4
     warps = int(specs.get(ctx, "9.0", "max_warps_per_sm"))

@@ -90,7 +90,7 @@ def _pow2(n):
 def _(ctx):
     """Split-KV decoding in Triton's interpreter against a float64 reference.
 
-    范围：Triton 解释器（CPU 上逐个 program 执行），4 个头、KV 长 1000、d=64
+    范围：Triton 解释器，4 头、KV 长 1000、d=64
     """
     g = torch.Generator().manual_seed(0)
     q = torch.randn(HEADS, D, generator=g)

@@ -112,7 +112,7 @@ def mma_forms(c):
 def _(ctx):
     """Tensor Core instructions of one attention kernel, compiled for two targets.
 
-    范围：Triton 3.9 对这个 kernel 的代码生成（不是 FlashAttention-3 的 CUDA 代码），128×64 块、d=64、8 个 warp
+    范围：Triton 3.9 的代码生成，不是 FA3 的 CUDA 代码
     """
     a, h = pointer_kernel(ctx, "sm_80"), pointer_kernel(ctx, "sm_90a")
     per_dot_sm80, per_dot_sm90 = (TILE["BN"] // 8) * (TILE["D"] // 16), TILE["D"] // 16
@@ -145,7 +145,7 @@ def _(ctx):
 def _(ctx):
     """How the tiles are loaded on sm_90a: pointers against tensor descriptors.
 
-    范围：Triton 3.9 对这个 kernel 的代码生成，sm_90a，fp16、128×64 块、d=64
+    范围：Triton 3.9 代码生成，sm_90a，fp16，d=64
     """
     p, t = pointer_kernel(ctx, "sm_90a"), desc_kernel(ctx, False)
     return {"ptr_ldgsts": p.sass_count("LDGSTS"), "ptr_tma": p.ptx.count("cp.async.bulk.tensor"), "ptr_regs": p.registers,
@@ -168,7 +168,7 @@ def _(ctx):
 def _(ctx):
     """FP8 inputs on sm_90a: the wgmma form Triton emits.
 
-    范围：Triton 3.9 对这个 kernel 的代码生成，sm_90a，128×64 块、d=64
+    范围：Triton 3.9 代码生成，sm_90a，128×64 块
     """
     f8, f16 = pointer_kernel(ctx, "sm_90a", "fp8e4nv"), pointer_kernel(ctx, "sm_90a")
     return {"fp8_wgmma": f8.ptx_count("wgmma.mma_async"), "fp8_form": (mma_forms(f8) or [""])[0], "fp8_forms": mma_forms(f8),

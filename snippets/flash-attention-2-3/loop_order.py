@@ -143,7 +143,7 @@ class Counting(TorchDispatchMode):
 def _(ctx):
     """Elements moved per loop order, summed over the heads (float64, on the CPU).
 
-    范围：N=512、d=32、块 64×64 的计数模型（每次读都算 HBM，不计 L2 命中）
+    范围：计数模型 N=512、d=32，不计 L2 命中
     """
     out, err = {}, 0.0
     for name, algo in (("fa1", fa1), ("fa2", fa2)):

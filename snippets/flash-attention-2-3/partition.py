@@ -52,7 +52,7 @@ def num_splits(ctas, sms, n_blocks, max_splits=128, skip=True):
 def _(ctx):
     """Thread blocks per launch, against the published SM counts.
 
-    范围：batch 2、16 个头、N=8192，H100 SXM 与 A100 SXM 的规格
+    范围：batch 2、16 头、N=8192，H100/A100 规格
     """
     batch, heads, n, br = 2, 16, 8192, 128
     fa1, fa2 = batch * heads, batch * heads * math.ceil(n / br)
@@ -92,7 +92,7 @@ def _flat(out):
 def _(ctx):
     """FA2's split count for one decode step, from the published SM counts.
 
-    范围：batch 1、32 个头、d=128，KV 长 8192 与 1024，FlashAttention-2 的切分规则
+    范围：FA2 切分规则，batch 1、32 头、d=128
     """
     batch, heads, d, kv_len, short_len = 1, 32, 128, 8192, 1024
     block_n = 256 if d <= 64 else (128 if d <= 128 else 64)  # flash_api.cpp: must match the splitkv dispatch
@@ -128,7 +128,7 @@ def _(ctx):
 def _(ctx):
     """Tensor Core FP16 dense rate over FP32 CUDA-core rate (spec table), and over the special-function rate (FA3 paper).
 
-    范围：A100 SXM 与 H100 SXM 的规格；特殊函数吞吐是 FlashAttention-3 论文（arXiv v1）给的 H100 SXM5 数字
+    范围：A100/H100 规格，FA3 论文 v1 的 SFU 数字
     """
     paper = _paper(ctx)
     out = {key: specs.get(ctx, gpu, "fp16_dense_flops") / specs.get(ctx, gpu, "fp32_flops") for key, gpu in GPUS.items()}
@@ -159,7 +159,7 @@ def _paper(ctx):
 def _(ctx):
     """The FA3 paper's throughput figures (paper.json, arXiv v1) over H100 SXM's dense peaks (spec table).
 
-    范围：FlashAttention-3 论文 arXiv v1 报告的数字，H100 SXM 的规格
+    范围：FA3 论文 arXiv v1 的数字，H100 规格
     """
     paper = _paper(ctx)
     fp16 = specs.get(ctx, "H100 SXM", "fp16_dense_flops")

@@ -35,7 +35,7 @@ def _relu_model() -> bytes:
 def _(ctx):
     """The providers this wheel knows by name and those it was built with.
 
-    范围：onnxruntime 1.32 的 Linux x86-64 PyPI 包（CPU 版；别的平台的包编进的 EP 不同）
+    范围：onnxruntime 1.32 Linux x86-64 CPU 包
     """
     import onnxruntime as ort
 
@@ -59,7 +59,7 @@ def _(ctx):
 def _(ctx):
     """A session asked for CUDA only, in a build without it: what it runs on.
 
-    范围：onnxruntime 1.32 的 Linux x86-64 PyPI 包（CPU 版）
+    范围：onnxruntime 1.32 Linux x86-64 CPU 包
     """
     import onnxruntime as ort
 

@@ -183,7 +183,7 @@ def optimise(name: str, model_bytes: bytes, level: str, workdir: Path,
 def _(ctx):
     """The dynamo exporter's graph of one block, and the legacy exporter's at opset 14, 17 and 20, op types counted.
 
-    范围：torch 2.13 的两个导出器（dynamo 用默认 opset），一个 post-LN 块
+    范围：torch 2.13 两个导出器，一个 post-LN 块
     """
     dynamo = op_types(export("post3d"))
     legacy = {v: op_types(export("post3d", "legacy", v)) for v in (14, 17, 20)}
@@ -223,7 +223,7 @@ def _(ctx):
     """Op types of three exports of one Conv-BN-ReLU (eval mode), and the exported Conv weight and bias against
     BN folding.
 
-    范围：torch 2.13 + onnxscript 0.7 的两个导出器，一个 3→8 通道的 3×3 卷积
+    范围：torch 2.13 + onnxscript 0.7，一个卷积
     """
     m, _x = model("convbn")
     bn = m.bn
@@ -334,7 +334,7 @@ def _(ctx):
 def _(ctx):
     """Op types of the exported attention and of ORT's extended and all levels; the same module exported at opset 23.
 
-    范围：torch 2.13 导出（默认 opset 与 opset 23）、ORT 1.32 CPU，一个 4 头自注意力
+    范围：torch 2.13、ORT 1.32 CPU，4 头自注意力
     """
     levels = _levels(ctx, "attn", "dynamo", ("disable", "extended", "all"))
     fused = sum(n for level in levels.values() for op, n in level.items()
@@ -404,7 +404,7 @@ def _nchwc_graph(blob: bytes, level: str, workdir: Path) -> tuple[list[str], int
 def _(ctx):
     """The graph at levels layout and all, the block width read from the reordered weight, and ORT's log.
 
-    范围：ORT 1.32 CPU 执行提供者，x86-64 Linux（块宽只在这里与 CPU 标志对照）
+    范围：ORT 1.32 CPU EP，x86-64 Linux
     """
     flags = _cpu_flags()
     blob = export("convbn", "dynamo-raw")
@@ -431,7 +431,7 @@ def _(ctx):
 def _(ctx):
     """Largest |ORT - torch| over every model, export and level the page shows (seeded inputs, float32).
 
-    范围：ORT 1.32 CPU，本页的三个小模型，ORT 各级别的默认改写（近似改写如 GeluApproximation 默认不开）
+    范围：ORT 1.32 CPU，本页三个小模型，默认改写
     """
     cases = [("convbn", "dynamo-raw"), ("convbn", "dynamo"), ("post3d", "dynamo"), ("post3d", "legacy"),
              ("attn", "dynamo")]
