@@ -17,6 +17,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from tests._judge_shared import Shared
 from verify.judge import judge, problem, sandbox
 
 pytest.importorskip("torch")
@@ -41,23 +42,40 @@ def _judge(tmp_path: Path, source: str, p: problem.Problem = SOFTMAX, name: str 
     return judge.judge(p, path)
 
 
-def test_the_honest_solution_passes(tmp_path):
-    report = _judge(tmp_path, HONEST)
+#: softmax candidates judged together, one child per group (tests/_judge_shared.py). None of them changes the child
+#: for the ones after it; those that could (patching torch, turning the dispatch off, an endless loop, a flood of
+#: output, every file handle taken) and those that stop before any case runs (a shared child judges them again alone)
+#: keep their own child. The group "fresh" returns memory nobody wrote: it is kept apart from the candidates that
+#: compute the right answer, whose freed memory it could otherwise find.
+SHARED = Shared(SOFTMAX)
+reports = SHARED.fixture()
+
+
+HONEST_NAME = SHARED.add("honest", HONEST)
+
+
+def test_the_honest_solution_passes(reports):
+    report = reports[HONEST_NAME]
     assert (report.verdict, report.passed, report.exit_code) == ("pass", report.cases, 0), report
 
 
-@pytest.mark.parametrize("source, reason", [
-    ("import torch\ndef softmax(x):\n    return torch.softmax(x, dim=1)\n", "禁止的函数：torch.softmax"),
-    ("import torch\ndef softmax(x):\n    return x.softmax(1)\n", "禁止的函数：torch.Tensor.softmax"),
-    ("import torch\ndef softmax(x):\n    return torch._softmax(x, 1, False)\n", "禁止的算子：aten._softmax"),
-    ("import torch\ndef softmax(x):\n    return torch.exp(torch.log_softmax(x, 1))\n", "禁止的函数：torch.log_softmax"),
+@pytest.mark.parametrize("name, reason", [
+    (SHARED.add("torch_softmax", "import torch\ndef softmax(x):\n    return torch.softmax(x, dim=1)\n"),
+     "禁止的函数：torch.softmax"),
+    (SHARED.add("tensor_softmax", "import torch\ndef softmax(x):\n    return x.softmax(1)\n"),
+     "禁止的函数：torch.Tensor.softmax"),
+    (SHARED.add("aten_softmax", "import torch\ndef softmax(x):\n    return torch._softmax(x, 1, False)\n"),
+     "禁止的算子：aten._softmax"),
+    (SHARED.add("log_softmax", "import torch\ndef softmax(x):\n    return torch.exp(torch.log_softmax(x, 1))\n"),
+     "禁止的函数：torch.log_softmax"),
 ], ids=["torch.softmax", "Tensor.softmax", "aten._softmax", "log_softmax"])
-def test_a_library_softmax_is_refused(tmp_path, source, reason):
-    report = _judge(tmp_path, source)
+def test_a_library_softmax_is_refused(reports, name, reason):
+    report = reports[name]
     assert report.verdict == "fail" and reason in report.reason, report
 
 
 def test_numpy_is_a_refused_import(tmp_path):
+    """Judged alone: a refused import leaves no case run, so a shared child would judge it again alone anyway."""
     report = _judge(tmp_path, """
         import numpy as np
         import torch
@@ -70,7 +88,7 @@ def test_numpy_is_a_refused_import(tmp_path):
     assert report.verdict == "fail" and "不允许的模块：numpy" in report.reason, report
 
 
-@pytest.mark.parametrize("source", [
+@pytest.mark.parametrize("name", [SHARED.add(f"numpy_{k}", source) for k, source in enumerate([
     """
         import torch
 
@@ -99,40 +117,49 @@ def test_numpy_is_a_refused_import(tmp_path):
             e = np.exp(a - a.max(axis=1, keepdims=True))
             return torch.tensor(e / e.sum(axis=1, keepdims=True), dtype=torch.float32)
     """,
-], ids=["numpy-no-exp", "numpy-after-one-exp", "numpy-by-__import__"])
-def test_numpy_without_an_import_statement_is_a_refused_call(tmp_path, source):
+])], ids=["numpy-no-exp", "numpy-after-one-exp", "numpy-by-__import__"])
+def test_numpy_without_an_import_statement_is_a_refused_call(reports, name):
     """Tensor.numpy() needs no import, and numpy is already loaded (torch loads it): the arithmetic could run in
     NumPy, with one torch.exp on a corner to fill the operator log. The way between a tensor and an array is refused."""
-    report = _judge(tmp_path, source)
+    report = reports[name]
     assert report.verdict == "fail" and "禁止的函数：torch.Tensor.numpy" in report.reason, report
 
 
-def test_an_all_zero_output_fails_on_its_norm(tmp_path):
-    report = _judge(tmp_path, "import torch\ndef softmax(x):\n    return torch.zeros_like(x) * torch.exp(x)\n")
+ALL_ZERO = SHARED.add("all_zero", "import torch\ndef softmax(x):\n    return torch.zeros_like(x) * torch.exp(x)\n")
+
+
+def test_an_all_zero_output_fails_on_its_norm(reports):
+    report = reports[ALL_ZERO]
     assert report.verdict == "fail" and any("全是零" in m.kind for m in report.mismatches), report
 
 
-def test_an_element_never_written_stays_nan_and_fails(tmp_path):
-    report = _judge(tmp_path, """
-        import torch
+NEVER_WRITTEN = SHARED.add("never_written", """
+    import torch
 
-        def softmax(x):
-            y = torch.empty_like(x)
-            e = torch.exp(x - x.max(dim=1, keepdim=True).values)
-            y[:, :-1] = (e / e.sum(dim=1, keepdim=True))[:, :-1]
-            return y
-    """)
+    def softmax(x):
+        y = torch.empty_like(x)
+        e = torch.exp(x - x.max(dim=1, keepdim=True).values)
+        y[:, :-1] = (e / e.sum(dim=1, keepdim=True))[:, :-1]
+        return y
+""")
+
+
+def test_an_element_never_written_stays_nan_and_fails(reports):
+    report = reports[NEVER_WRITTEN]
     assert report.verdict == "fail" and any("NaN" in m.kind for m in report.mismatches), report
 
 
-def test_mutating_the_input_fails(tmp_path):
-    report = _judge(tmp_path, """
-        import torch
+MUTATES = SHARED.add("mutates_input", """
+    import torch
 
-        def softmax(x):
-            x.sub_(x.max(dim=1, keepdim=True).values).exp_()
-            return x / x.sum(dim=1, keepdim=True)
-    """)
+    def softmax(x):
+        x.sub_(x.max(dim=1, keepdim=True).values).exp_()
+        return x / x.sum(dim=1, keepdim=True)
+""")
+
+
+def test_mutating_the_input_fails(reports):
+    report = reports[MUTATES]
     assert report.verdict == "fail" and "改动了输入" in report.reason, report
 
 
@@ -185,12 +212,16 @@ def test_printing_a_hundred_megabytes_hits_the_output_cap(tmp_path):
 
 
 def test_a_syntax_error_is_an_error_of_the_candidate(tmp_path):
+    """Judged alone: a file that does not load leaves no case run, so a shared child would judge it again alone."""
     report = _judge(tmp_path, "def softmax(x):\n    return (\n")
     assert (report.verdict, report.exit_code) == ("error", 2) and "SyntaxError" in report.reason, report
 
 
-def test_an_exception_in_the_candidate_is_exit_two(tmp_path):
-    report = _judge(tmp_path, "import torch\ndef softmax(x):\n    return torch.exp(x)[99999]\n")
+RAISES = SHARED.add("raises", "import torch\ndef softmax(x):\n    return torch.exp(x)[99999]\n")
+
+
+def test_an_exception_in_the_candidate_is_exit_two(reports):
+    report = reports[RAISES]
     assert report.exit_code == 2 and "抛出" in report.reason, report
 
 
@@ -272,21 +303,24 @@ def test_a_toolchain_reached_through_a_symlink_is_bound_where_it_lives(monkeypat
     assert real in needed and tmp_path / "link" / "gputools" not in needed
 
 
-@pytest.mark.parametrize("fresh", ["torch.empty_like(x)", "x.new_empty(x.shape)", "torch.empty_strided(x.shape, x.stride())",
-                                   "torch.Tensor(*x.shape)", "torch.empty(0).resize_(x.shape)",
-                                   "torch.empty(x.numel()).view(x.shape)"])
-def test_returning_memory_a_freed_reference_left_fails(tmp_path, fresh):
+FRESH = ["torch.empty_like(x)", "x.new_empty(x.shape)", "torch.empty_strided(x.shape, x.stride())", "torch.Tensor(*x.shape)",
+         "torch.empty(0).resize_(x.shape)", "torch.empty(x.numel()).view(x.shape)"]
+
+
+@pytest.mark.parametrize("name", [SHARED.add(f"fresh_{k}", f"""
+    import torch
+
+    def softmax(x):
+        warm = torch.exp(x - x.max(dim=1, keepdim=True).values)  # the required operator runs, then is freed
+        del warm
+        return {fresh}
+""", group="fresh") for k, fresh in enumerate(FRESH)], ids=FRESH)
+def test_returning_memory_a_freed_reference_left_fails(reports, name):
     """The shortcut of judges that compute the expected output in the solution's process: free it, then return fresh
     memory that still holds it. Here the expected values are never in the child, and a new tensor is NaN where
-    nothing wrote it: the reference's output, computed just before in a real judge, is not there to find."""
-    report = _judge(tmp_path, f"""
-        import torch
-
-        def softmax(x):
-            warm = torch.exp(x - x.max(dim=1, keepdim=True).values)  # the required operator runs, then is freed
-            del warm
-            return {fresh}
-    """)
+    nothing wrote it: the reference's output, computed just before in a real judge, is not there to find (in its
+    shared child, no candidate computes the right answer either)."""
+    report = reports[name]
     assert report.verdict == "fail" and report.reason == "输出不对", report
 
 

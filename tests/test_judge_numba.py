@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._judge_shared import Shared
 from verify import toolchain
 from verify.judge import gpu_numba, judge, problem
 
@@ -30,86 +31,106 @@ def _judge(tmp_path: Path, source: str, p: problem.Problem = ROW_SUM, gpu: bool 
     return judge.judge(p, path, gpu=gpu)
 
 
+#: row-sum candidates judged together in one child (tests/_judge_shared.py): none of them changes the child for the
+#: ones after it
+SHARED = Shared(ROW_SUM)
+reports = SHARED.fixture()
+
+
 def test_the_numba_problems_are_there():
     assert {"row-sum-numba", "transpose-numba", "scan-numba"} <= {p.id for p in NUMBA}
 
 
-def test_the_honest_solution_passes(tmp_path):
-    honest = (ROW_SUM.path / "solutions" / "tree.py").read_text(encoding="utf-8")
-    report = _judge(tmp_path, honest)
+HONEST = SHARED.add("honest", (ROW_SUM.path / "solutions" / "tree.py").read_text(encoding="utf-8"))
+
+
+def test_the_honest_solution_passes(reports):
+    report = reports[HONEST]
     assert (report.verdict, report.passed) == ("pass", report.cases), report
 
 
-def test_no_kernel_launch_fails(tmp_path):
-    report = _judge(tmp_path, """
-        import numpy as np
+NO_LAUNCH = SHARED.add("no_launch", """
+    import numpy as np
 
-        def row_sum(x):
-            return x.sum(axis=1, dtype=np.float32)
-    """)
+    def row_sum(x):
+        return x.sum(axis=1, dtype=np.float32)
+""")
+
+
+def test_no_kernel_launch_fails(reports):
+    report = reports[NO_LAUNCH]
     assert report.verdict == "fail" and "没有启动任何核函数" in report.reason, report
 
 
-def test_numpy_answer_beside_a_kernel_that_writes_nothing_fails(tmp_path):
-    report = _judge(tmp_path, """
-        import numpy as np
-        from numba import cuda
+NUMPY_ANSWER = SHARED.add("numpy_answer", """
+    import numpy as np
+    from numba import cuda
 
-        @cuda.jit
-        def touch(y):
-            pass
+    @cuda.jit
+    def touch(y):
+        pass
 
-        def row_sum(x):
-            y = np.empty(x.shape[0], dtype=np.float32)
-            touch[1, 32](y)
-            return x.sum(axis=1, dtype=np.float32)
-    """)
+    def row_sum(x):
+        y = np.empty(x.shape[0], dtype=np.float32)
+        touch[1, 32](y)
+        return x.sum(axis=1, dtype=np.float32)
+""")
+
+
+def test_numpy_answer_beside_a_kernel_that_writes_nothing_fails(reports):
+    report = reports[NUMPY_ANSWER]
     assert report.verdict == "fail" and "不是核函数写下的" in report.reason, report
 
 
-def test_an_element_no_kernel_wrote_stays_nan_and_fails(tmp_path):
-    report = _judge(tmp_path, """
-        import numpy as np
-        from numba import cuda
+FIRST_ROW_ONLY = SHARED.add("first_row_only", """
+    import numpy as np
+    from numba import cuda
 
-        @cuda.jit
-        def first_row_only(x, y):
-            if cuda.threadIdx.x == 0:
-                acc = np.float32(0.0)
-                for c in range(x.shape[1]):
-                    acc += x[0, c]
-                y[0] = acc
+    @cuda.jit
+    def first_row_only(x, y):
+        if cuda.threadIdx.x == 0:
+            acc = np.float32(0.0)
+            for c in range(x.shape[1]):
+                acc += x[0, c]
+            y[0] = acc
 
-        def row_sum(x):
-            y = np.empty(x.shape[0], dtype=np.float32)
-            first_row_only[1, 32](x, y)
-            return y
-    """)
+    def row_sum(x):
+        y = np.empty(x.shape[0], dtype=np.float32)
+        first_row_only[1, 32](x, y)
+        return y
+""")
+
+
+def test_an_element_no_kernel_wrote_stays_nan_and_fails(reports):
+    report = reports[FIRST_ROW_ONLY]
     assert report.verdict == "fail" and report.mismatches, report
     assert "NaN（没有写入" in report.mismatches[0].kind and report.mismatches[0].got == "nan", report
 
 
-def test_an_out_of_bounds_read_is_nan_not_a_crash(tmp_path):
+ONE_BEFORE = SHARED.add("one_before", """
+    import numpy as np
+    from numba import cuda
+
+    @cuda.jit
+    def one_before(x, y):
+        row = cuda.blockIdx.x
+        if cuda.threadIdx.x == 0:
+            acc = x[row, -1]  # outside the row on a GPU
+            for c in range(x.shape[1]):
+                acc += x[row, c]
+            y[row] = acc
+
+    def row_sum(x):
+        y = np.empty(x.shape[0], dtype=np.float32)
+        one_before[x.shape[0], 32](x, y)
+        return y
+""")
+
+
+def test_an_out_of_bounds_read_is_nan_not_a_crash(reports):
     """The simulator would raise IndexError; the judge's child reads NaN there, so the result shows it (negative
     indices included: a GPU does not wrap them)."""
-    report = _judge(tmp_path, """
-        import numpy as np
-        from numba import cuda
-
-        @cuda.jit
-        def one_before(x, y):
-            row = cuda.blockIdx.x
-            if cuda.threadIdx.x == 0:
-                acc = x[row, -1]  # outside the row on a GPU
-                for c in range(x.shape[1]):
-                    acc += x[row, c]
-                y[row] = acc
-
-        def row_sum(x):
-            y = np.empty(x.shape[0], dtype=np.float32)
-            one_before[x.shape[0], 32](x, y)
-            return y
-    """)
+    report = reports[ONE_BEFORE]
     assert (report.verdict, report.case) == ("fail", "一个元素 (1, 1)"), report
     assert report.mismatches[0].got == "nan", report
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._judge_shared import Shared
 from verify import toolchain
 from verify.judge import judge, problem, report
 
@@ -50,14 +51,21 @@ def _judge(tmp_path: Path, source: str, p: problem.Problem = SOFTMAX, gpu_sectio
     return judge.judge(p, path, gpu=gpu_section)
 
 
-def test_the_honest_kernel_passes(tmp_path):
-    r = _judge(tmp_path, HONEST)
+#: softmax candidates judged together in one child (tests/_judge_shared.py): none of them changes the child for the
+#: ones after it
+SHARED = Shared(SOFTMAX)
+reports = SHARED.fixture()
+
+
+HONEST_NAME = SHARED.add("honest", HONEST)
+
+
+def test_the_honest_kernel_passes(reports):
+    r = reports[HONEST_NAME]
     assert (r.verdict, r.passed) == ("pass", r.cases), r
 
 
-def test_torch_arithmetic_returned_beside_a_kernel_fails_on_the_operator_list(tmp_path):
-    """A kernel runs, but the answer is computed by torch outside it: aten.exp is not on the allowed list."""
-    r = _judge(tmp_path, KERNEL + """
+TORCH_BESIDE = SHARED.add("torch_beside", KERNEL + """
 
     def softmax(x):
         y = torch.empty(x.shape, dtype=x.dtype)
@@ -65,38 +73,53 @@ def test_torch_arithmetic_returned_beside_a_kernel_fails_on_the_operator_list(tm
         e = torch.exp(x - x.max(dim=1, keepdim=True).values)
         return e / e.sum(dim=1, keepdim=True)
     """)
+
+
+def test_torch_arithmetic_returned_beside_a_kernel_fails_on_the_operator_list(reports):
+    """A kernel runs, but the answer is computed by torch outside it: aten.exp is not on the allowed list."""
+    r = reports[TORCH_BESIDE]
     assert r.verdict == "fail" and "核函数之外用 torch 算了" in r.reason and "aten.exp" in r.reason, r
 
 
-def test_a_value_no_kernel_wrote_fails(tmp_path):
-    """Only allocation outside the kernel, but what is returned is a fresh tensor the kernel never saw."""
-    r = _judge(tmp_path, KERNEL + """
+NOT_WRITTEN = SHARED.add("not_written", KERNEL + """
 
     def softmax(x):
         y = torch.empty(x.shape, dtype=x.dtype)
         _row[(x.shape[0],)](x, y, x.shape[1], x.stride(0), x.stride(1), y.stride(0), BLOCK=triton.next_power_of_2(x.shape[1]))
         return torch.empty_like(y)
     """)
+
+
+def test_a_value_no_kernel_wrote_fails(reports):
+    """Only allocation outside the kernel, but what is returned is a fresh tensor the kernel never saw."""
+    r = reports[NOT_WRITTEN]
     assert r.verdict == "fail" and "不是核函数写下的" in r.reason, r
 
 
-def test_no_kernel_launched_fails(tmp_path):
-    r = _judge(tmp_path, """
+NO_LAUNCH = SHARED.add("no_launch", """
     import torch
 
     def softmax(x):
         e = torch.exp(x - x.max(dim=1, keepdim=True).values)
         return e / e.sum(dim=1, keepdim=True)
     """)
+
+
+def test_no_kernel_launched_fails(reports):
+    r = reports[NO_LAUNCH]
     assert r.verdict == "fail" and "没有启动任何核函数" in r.reason, r
 
 
-def test_torch_softmax_inside_is_a_forbidden_call(tmp_path):
-    r = _judge(tmp_path, "import torch\n\ndef softmax(x):\n    return torch.softmax(x, dim=1)\n")
+TORCH_SOFTMAX = SHARED.add("torch_softmax", "import torch\n\ndef softmax(x):\n    return torch.softmax(x, dim=1)\n")
+
+
+def test_torch_softmax_inside_is_a_forbidden_call(reports):
+    r = reports[TORCH_SOFTMAX]
     assert r.verdict == "fail" and "禁止的函数：torch.softmax" in r.reason, r
 
 
 def test_numpy_is_refused(tmp_path):
+    """Judged alone: a refused import leaves no case run, so a shared child would judge it again alone anyway."""
     r = _judge(tmp_path, """
     import numpy as np
     import torch
@@ -109,28 +132,33 @@ def test_numpy_is_refused(tmp_path):
     assert r.verdict == "fail" and "不允许的模块：numpy" in r.reason, r
 
 
-def test_a_store_far_outside_every_tensor_is_dropped_not_written(tmp_path):
-    """The interpreter writes raw addresses; the judge leaves out a lane outside every tensor of the launch, so
-    a wild store neither corrupts the child nor changes the answer (the honest rows are still right)."""
-    r = _judge(tmp_path, KERNEL.replace("tl.store(y_ptr", "tl.store(y_ptr + 10_000_000 + c, x, mask=c < n)\n        tl.store(y_ptr") + """
+WILD_LOAD = SHARED.add("wild_load", KERNEL.replace("e / tl.sum(e, axis=0)", "e / tl.sum(e, axis=0) + tl.load(y_ptr - 10_000_000)")
+                    + """
 
     def softmax(x):
         y = torch.empty(x.shape, dtype=x.dtype)
         _row[(x.shape[0],)](x, y, x.shape[1], x.stride(0), x.stride(1), y.stride(0), BLOCK=triton.next_power_of_2(x.shape[1]))
         return y
     """)
+#: judged last in the shared child: were the guard broken, the stray store could reach no candidate judged after it
+WILD_STORE = SHARED.add("wild_store", KERNEL.replace("tl.store(y_ptr", "tl.store(y_ptr + 10_000_000 + c, x, mask=c < n)\n        tl.store(y_ptr") + """
+
+    def softmax(x):
+        y = torch.empty(x.shape, dtype=x.dtype)
+        _row[(x.shape[0],)](x, y, x.shape[1], x.stride(0), x.stride(1), y.stride(0), BLOCK=triton.next_power_of_2(x.shape[1]))
+        return y
+    """, last=True)
+
+
+def test_a_store_far_outside_every_tensor_is_dropped_not_written(reports):
+    """The interpreter writes raw addresses; the judge leaves out a lane outside every tensor of the launch, so
+    a wild store neither corrupts the child nor changes the answer (the honest rows are still right)."""
+    r = reports[WILD_STORE]
     assert (r.verdict, r.passed) == ("pass", r.cases), r
 
 
-def test_a_load_outside_every_tensor_reads_nan(tmp_path):
-    r = _judge(tmp_path, KERNEL.replace("e / tl.sum(e, axis=0)", "e / tl.sum(e, axis=0) + tl.load(y_ptr - 10_000_000)")
-               + """
-
-    def softmax(x):
-        y = torch.empty(x.shape, dtype=x.dtype)
-        _row[(x.shape[0],)](x, y, x.shape[1], x.stride(0), x.stride(1), y.stride(0), BLOCK=triton.next_power_of_2(x.shape[1]))
-        return y
-    """)
+def test_a_load_outside_every_tensor_reads_nan(reports):
+    r = reports[WILD_LOAD]
     assert r.verdict == "fail" and any("NaN" in m.kind for m in r.mismatches), r
 
 
