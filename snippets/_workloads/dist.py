@@ -1,15 +1,17 @@
 """Ranks of a distributed training step, as gloo processes on the CPU (ddp-bucketing, zero-stages).
 
 A scenario is a function ``scenario(rank, store, outdir)`` of a snippet file. :func:`run_ranks`
-starts it in ``WORLD`` fresh processes with torch.multiprocessing (spawn) and a file:// store under
-the claim's workdir, so claims that run at the same time never share a port. A rank begins with
+starts it in ``WORLD`` processes with torch.multiprocessing and a file:// store under the claim's
+workdir, so claims that run at the same time never share a port. A rank begins with
 :func:`init_rank` and ends with :func:`finish_rank`, which writes ``rank<r>.json``; ``run_ranks``
 returns those, one per rank, and keeps them, so the claims of one snippet file share one run.
 
-Spawn pickles the function a child runs by its module and name, and a snippet file is loaded
-under a name no child can import. So every child runs :func:`_rank_main` of this module (the
-project root is on the children's path), which loads the snippet file by its path and calls the
-scenario there.
+The ranks are forked from the claim's worker, which has torch loaded: a spawned rank spends seconds
+importing it again before its first collective. Where CUDA is initialised in the worker (a fork
+cannot use it) they are spawned, and spawn pickles the function a child runs by its module and
+name, while a snippet file is loaded under a name no child can import. So every child runs
+:func:`_rank_main` of this module (the project root is on the children's path), which loads the
+snippet file by its path and calls the scenario there.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any
 
 import torch
 import torch.distributed as dist
-from torch.utils._python_dispatch import TorchDispatchMode
+from snippets._workloads.modes import Mode
 from torch.utils._pytree import tree_leaves
 
 WORLD = 2
@@ -41,8 +43,9 @@ def run_ranks(scenario: Callable[[int, str, str], None], ctx: Any, timeout: floa
         return _RESULTS[path, name]
     outdir = ctx.path(name)
     outdir.mkdir(parents=True, exist_ok=True)
+    method = "spawn" if torch.cuda.is_initialized() else "fork"
     procs = torch.multiprocessing.start_processes(_rank_main, args=(path, name, str(outdir / "store"), str(outdir)),
-                                                  nprocs=WORLD, join=False, start_method="spawn")
+                                                  nprocs=WORLD, join=False, start_method=method)
     deadline = time.monotonic() + timeout
     while not procs.join(timeout=1):
         if time.monotonic() > deadline:
@@ -77,7 +80,7 @@ def finish_rank(rank: int, outdir: str, result: dict[str, Any]) -> None:
     os._exit(0)
 
 
-class CommLog(TorchDispatchMode):
+class CommLog(Mode):
     """Every c10d collective that runs while active: its name and the element counts of its tensors."""
 
     def __init__(self) -> None:

@@ -15,11 +15,11 @@ from collections.abc import Iterable
 from typing import Any
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
+from snippets._workloads.modes import Mode
 from torch.utils._pytree import tree_flatten
 
 
-class LiveBytes(TorchDispatchMode):
+class LiveBytes(Mode):
     """Bytes of tensor storage alive now (``now``) and at the highest point since :meth:`reset_peak` (``peak``).
 
     Options: ``copies_of`` (parameters): the ``_to_copy`` outputs of these tensors, autocast's

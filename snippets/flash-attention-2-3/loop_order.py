@@ -13,7 +13,7 @@ from __future__ import annotations
 import collections
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
+from snippets._workloads.modes import Mode
 from torch.utils.flop_counter import FlopCounterMode
 
 from verify.claim import claim
@@ -102,7 +102,7 @@ def run(algo, q, k, v):
     return hbm
 
 
-class Counting(TorchDispatchMode):
+class Counting(Mode):
     """Counts matmul FLOPs from each matmul's shapes (2·m·n·k), and the elements each other arithmetic op handles."""
 
     def __init__(self):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 from torch import nn
-from torch.utils._python_dispatch import TorchDispatchMode
+from snippets._workloads.modes import Mode
 from torch.utils._pytree import tree_leaves
 
 from verify.claim import claim
@@ -82,7 +82,7 @@ def _(ctx):
     return out
 
 
-class _Traffic(TorchDispatchMode):
+class _Traffic(Mode):
     """Every ATen op the code runs, with the bytes of its tensor inputs and outputs: what an eager
     kernel per op reads from and writes to memory (each op is its own kernel)."""
 

@@ -49,9 +49,9 @@ def _subclass_tensor():
                         "PythonTLSSnapshot": "backend fallback（PythonFallbackKernel.cpp）"},
                "mode_includes_python": True, "mode_includes_snapshot": True, "included_outside": False})
 def _(ctx):
-    from torch.utils._python_dispatch import TorchDispatchMode  # noqa: PLC0415
+    from snippets._workloads.modes import Mode  # noqa: PLC0415
 
-    class Nothing(TorchDispatchMode):
+    class Nothing(Mode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             return func(*args, **(kwargs or {}))
 
@@ -76,9 +76,9 @@ def _(ctx):
                             "aten.t.default", "aten.mm.default", "aten.detach.default", "aten.detach.default"],
                "outputs_plain": True, "y_grad_fn": "SumBackward0", "grads_match": True})
 def _(ctx):
-    from torch.utils._python_dispatch import TorchDispatchMode  # noqa: PLC0415
+    from snippets._workloads.modes import Mode  # noqa: PLC0415
 
-    class Record(TorchDispatchMode):
+    class Record(Mode):
         def __init__(self):
             super().__init__()
             self.ops, self.grad_fns = [], []

@@ -13,7 +13,7 @@ import copy
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
-from torch.utils._python_dispatch import TorchDispatchMode
+from snippets._workloads.modes import Mode
 
 from snippets._workloads.dist import WORLD, CommLog, finish_rank, init_rank, run_ranks
 from verify.claim import claim
@@ -246,7 +246,7 @@ def _inputs(rank):
 _NOT_COMM = ("wait_tensor", "_wrap_tensor_autograd")  # bookkeeping of functional collectives, not traffic
 
 
-class _FunctionalLog(TorchDispatchMode):
+class _FunctionalLog(Mode):
     """The collectives DTensor issues: c10d ops and functional collectives (``_c10d_functional``)."""
 
     def __init__(self):

@@ -14,7 +14,7 @@ import weakref
 
 import torch
 from torch import nn
-from torch.utils._python_dispatch import TorchDispatchMode
+from snippets._workloads.modes import Mode
 from torch.utils._pytree import tree_flatten
 
 from snippets._workloads.dist import WORLD, finish_rank, init_rank, run_ranks
@@ -26,7 +26,7 @@ UNIT = D * D * 4  # one layer's full fp32 weight: the unit every count below is 
 _QUIET = ("profiler.", "aten.view", "aten.t.", "aten.detach", "aten.as_strided", "aten._unsafe_view")
 
 
-class _Storages(TorchDispatchMode):
+class _Storages(Mode):
     """Bytes of the storages seen so far that are still alive, at their current size; the peak and the
     labelled storages alive at it."""
 

@@ -151,6 +151,13 @@ def dispatch_log() -> Any:
              aten.new_empty_strided.default}
 
     class Log(TorchDispatchMode):
+        @classmethod
+        def _should_skip_dynamo(cls) -> bool:
+            # Else TorchDispatchMode wraps __torch_dispatch__ in torch._disable_dynamo, whose first call imports
+            # torch._dynamo: 1.5 s of every judged run. The log is never traced: a compiled candidate's kernels
+            # bypass it, and its required operators are then missing from the log.
+            return False
+
         def __init__(self) -> None:
             super().__init__()
             self.ops: list[str] = []
