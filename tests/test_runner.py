@@ -217,6 +217,32 @@ def test_a_warm_worker_is_started_as_a_fresh_one_would_be(tmp_path):
     assert Path(w["tmp"]).name == Path(c["tmp"]).name == "tmp" and Path(w["cwd"]).name.startswith("work-")
 
 
+def _timed_files(tmp_path, environ=None):
+    """Two files of performance claims beside an ordinary one, run with two jobs (ordinary workers get a thread
+    each on a 2-core machine): each timed claim says how its worker was started."""
+    body = ("import torch\nreturn {'x': 1, 'threads': torch.get_num_threads(), 'ppid': os.getppid(),\n"
+            "        'omp': os.environ.get('OMP_NUM_THREADS'), 'sid': os.getsid(0) == os.getpid()}")
+    root = write(tmp_path, {"snippets/r/a.py": HEADER + _claim("r.a", body, kind='"perf"'),
+                            "snippets/r/b.py": HEADER + _claim("r.b", body, kind='"perf"'),
+                            "snippets/r/c.py": HEADER + _claim("r.c", body)})
+    conf = settings(root) if not environ else Settings.for_root(root, environ={**os.environ, **environ})
+    return engine.verify(conf, jobs=2)
+
+
+def test_timed_workers_are_forked_with_the_threads_a_fresh_one_has(tmp_path):
+    """Performance claims fork from a zygote of their own: no thread limit in its environment, so a timed claim
+    has the threads a fresh interpreter gives it, not the ordinary workers' share."""
+    warm = _timed_files(tmp_path / "warm")
+    cold = _timed_files(tmp_path / "cold", {"VERIFY_WARM_WORKERS": "0"})
+    for cid in ("r.a", "r.b"):
+        w, c = warm.local[cid].observed, cold.local[cid].observed
+        assert w["threads"] == c["threads"] and w["omp"] is None and c["omp"] is None and w["sid"] and c["sid"]
+        assert w["ppid"] != os.getpid() and c["ppid"] == os.getpid()  # forked by a zygote, or started by the run
+    if (os.cpu_count() or 1) >= 2:
+        assert warm.local["r.c"].observed["omp"] == str((os.cpu_count() or 1) // 2)  # the ordinary share
+        assert warm.local["r.a"].observed["ppid"] != warm.local["r.c"].observed["ppid"]  # not the ordinary zygote
+
+
 def _ends_before_its_first_claim(tmp_path, environ=None):
     """A snippet file whose first worker ends with status 0 while importing it (a marker file says which start
     this is), beside a second file so that the run starts a warm zygote."""

@@ -7,7 +7,8 @@ claim it was running is recorded as ``crash``. Either way a fresh worker carries
 claims that are left, so one bad snippet never takes the others down.
 
 Ordinary claims run in parallel (one worker per core); performance claims run afterwards, one
-at a time, so that they do not share the machine with anything of ours.
+at a time, so that they do not share the machine with anything of ours. On the CPU both kinds of
+worker are forked from a process that imported torch once (:mod:`verify.running.zygote`).
 """
 
 from __future__ import annotations
@@ -316,16 +317,24 @@ def run_many(
             on_done(snippet, out, seconds)
 
     todo: list[tuple[str, list[ClaimSpec]]] = [(f, s) for f, s in ordinary.items() if s]
+    timed: list[tuple[str, list[ClaimSpec]]] = [(f, s) for f, s in perf.items() if s]
     threads = max(1, cores // max(1, jobs))
     zyg = zygote(make_env(threads)) if len(todo) > 1 else None
+    # Performance claims fork from a zygote of their own, started now so that its import of torch is
+    # done before the first timing: its environment sets no thread count, as a fresh worker's would not.
+    timed_zyg = zygote(make_env(None)) if len(timed) > 1 else None
     try:
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            list(pool.map(lambda item: one(item, threads, zyg=zyg), todo))
+        try:
+            with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+                list(pool.map(lambda item: one(item, threads, zyg=zyg), todo))
+        finally:
+            if zyg is not None:
+                zyg.close()
+        for item in timed:
+            one(item, None, measuring=True, zyg=timed_zyg)  # one at a time, alone
     finally:
-        if zyg is not None:
-            zyg.close()
-    for item in ((f, s) for f, s in perf.items() if s):
-        one(item, None, measuring=True)  # a fresh process each: as every recorded timing was made
+        if timed_zyg is not None:
+            timed_zyg.close()
     return results
 
 

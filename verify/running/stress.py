@@ -165,8 +165,13 @@ def _run_variant(settings: Settings, machine: Machine, row: core.Row, seed: int,
     finally:
         if zyg is not None:
             zyg.close()
-    for snippet, ss in perf:  # a fresh process each, alone, as every recorded timing was made
-        results.update(runner.run_file(snippet, ss, wenv))
+    timed_zyg = runner.zygote(wenv) if len(perf) > 1 else None  # one at a time, alone, as in a run
+    try:
+        for snippet, ss in perf:
+            results.update(runner.run_file(snippet, ss, wenv, zyg=timed_zyg))
+    finally:
+        if timed_zyg is not None:
+            timed_zyg.close()
     say(f"{core.variant_name(row, seed)}: {len(results)} claims")
     return results
 
