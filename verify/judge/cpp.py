@@ -58,8 +58,12 @@ _UBSAN = re.compile(r"^\S+:\d+:\d+: runtime error: (.+)$")
 
 
 def flags(problem: Problem) -> tuple[str, ...]:
-    """The problem's sanitizer preset (:mod:`verify.cxx`), with threads."""
-    return (*(cxx.TSAN if "thread" in problem.sanitizers else cxx.ASAN_UBSAN), "-pthread")
+    """The problem's sanitizer preset (:mod:`verify.cxx`), with threads, and line tables (``-g1``) for its ``-g``:
+    a sanitizer's report still names the candidate's file and line in every frame, and a judged build takes
+    about 1.0 s instead of 1.3 s. (``-O0`` would take 0.7 s, but UBSan's object-size check needs the optimiser:
+    at ``-O0`` a read past a ``new int[1]`` is reported by ASan by address, not by UBSan at its line.)"""
+    preset = cxx.TSAN if "thread" in problem.sanitizers else cxx.ASAN_UBSAN
+    return (*("-g1" if f == "-g" else f for f in preset), "-pthread")
 
 
 def encode(value: Any) -> list[str]:

@@ -99,6 +99,38 @@ def _triton(launches: Launches, log: Any) -> None:
 
     interpreter.GridExecutor.__call__ = watched  # type: ignore[method-assign]
     _guard_memory(interpreter, extents, launches)
+    _builtins_listed_once(interpreter)
+
+
+def _builtins_listed_once(interpreter: Any) -> None:
+    """The interpreter's patching of ``triton.language``, with each package's builtins listed once.
+
+    The interpreter patches the language's builtins on every launch and on every call of a ``@triton.jit``
+    function inside a kernel (``tl.max``, ``tl.sum`` and the rest of Triton's own library are such functions),
+    and each time it finds them with ``inspect.getmembers``: about half of a softmax's judging. Listed here before
+    any patching, they are the ones every call would find; a package not listed here is searched as before. A call
+    inside a kernel, where the launch has already patched the package, wraps the same builtins again (where the
+    search would find nothing left to patch): the same functions. Only a launch restores its patches, and its
+    record holds the package as it was before the launch.
+    """
+    import inspect  # noqa: PLC0415
+
+    import triton.language as tl  # noqa: PLC0415
+
+    real = interpreter._patch_builtin
+    packages = [tl, tl.core, tl.tensor, tl.math, tl.core.tensor_descriptor_base]
+    listed = {id(pkg): [(name, member) for name, member in inspect.getmembers(pkg) if tl.core.is_builtin(member)]
+              for pkg in packages}
+
+    def patch_builtin(pkg: Any, builder: Any, scope: Any) -> None:
+        members = listed.get(id(pkg))
+        if members is None:
+            real(pkg, builder, scope)
+            return
+        for name, member in members:
+            interpreter._patch_attr(pkg, name, member, builder, scope)
+
+    interpreter._patch_builtin = patch_builtin
 
 
 def _last_to_first(interpreter: Any, self: Any, args_dev: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
