@@ -6,7 +6,7 @@
   ``tt.divisibility=16``, which decides vector loads and ``cp.async`` pipelining. By default none
   is assumed (the compile of an unknown launch); ``divisible=`` names the arguments a launch with
   aligned tensors and round sizes would mark, ``divisible="pointers"`` every pointer.
-- :func:`cuda_source`: CUDA C++ compiled by the pinned nvcc (``-cubin`` with ``-Xptxas -v``, and ``-ptx``).
+- :func:`cuda_source`: CUDA C++ compiled by the pinned nvcc (``-cubin`` with ``-Xptxas -v``, keeping its PTX).
 
 Both return a :class:`Compiled`: the PTX, the SASS (``cuobjdump -sass`` of the cubin), instruction
 counts, and the resource use that decides occupancy (registers per thread, shared memory, local
@@ -16,6 +16,7 @@ memory and spills). Nothing here runs the kernel: no time, no race, no result.
 from __future__ import annotations
 
 import collections
+import functools
 import hashlib
 import re
 import subprocess
@@ -151,19 +152,25 @@ def cuda_source(ctx: Any, source: str, *, target: str = "sm_90a", name: str = "k
     nvcc = toolchain.binary("nvcc")
     cu = ctx.path(f"{name}.cu")
     cu.write_text(source)
-    cubin, ptx = cu.with_suffix(f".{target}.cubin"), cu.with_suffix(f".{target}.ptx")
-    base = [str(nvcc), f"-arch={arch}", "-O3", *flags]
-    out = subprocess.run([*base, "-cubin", "-Xptxas", "-v", "-o", str(cubin), str(cu)], capture_output=True,
-                         text=True, timeout=300, cwd=ctx.workdir)
+    cubin, kept = cu.with_suffix(f".{target}.cubin"), cu.with_suffix(f".{target}.keep")
+    kept.mkdir(exist_ok=True)
+    # one compile: --keep leaves the PTX that ptxas assembled into the cubin (the same text `nvcc -ptx` writes)
+    out = subprocess.run([str(nvcc), f"-arch={arch}", "-O3", *flags, "-cubin", "-Xptxas", "-v", "--keep",
+                          "--keep-dir", str(kept), "-o", str(cubin), str(cu)], capture_output=True, text=True,
+                         timeout=300, cwd=ctx.workdir)
     if out.returncode != 0:
         raise RuntimeError(f"nvcc {cu.name} for {target}:\n{out.stderr.strip()[:2000]}")
-    subprocess.run([*base, "-ptx", "-o", str(ptx), str(cu)], check=True, capture_output=True, timeout=300, cwd=ctx.workdir)
     verbose = out.stderr
     info: dict[str, Any] = {key: int(m.group(1)) for key, rx in _PTXAS.items() if (m := rx.search(verbose))}
     res = _resources(cubin)
     info["cubin_shared"] = res["shared"]
-    version = re.search(r"V(\d+\.\d+\.\d+)", subprocess.run([str(nvcc), "--version"], capture_output=True,
-                                                               text=True, timeout=60).stdout)
-    note(ctx, "compiled", targets=(target,), tools={"nvcc": version.group(1) if version else toolchain.PINS["nvidia-cuda-nvcc"]})
-    return Compiled(target, ptx.read_text(), _cuobjdump(cubin, "-sass"), res["registers"], info.get("smem", res["shared"]),
-                    res["local"], info, stack=res["stack"])
+    note(ctx, "compiled", targets=(target,), tools={"nvcc": _nvcc_version(str(nvcc))})
+    return Compiled(target, (kept / f"{name}.ptx").read_text(), _cuobjdump(cubin, "-sass"), res["registers"],
+                    info.get("smem", res["shared"]), res["local"], info, stack=res["stack"])
+
+
+@functools.cache
+def _nvcc_version(nvcc: str) -> str:
+    version = re.search(r"V(\d+\.\d+\.\d+)", subprocess.run([nvcc, "--version"], capture_output=True, text=True,
+                                                               timeout=60).stdout)
+    return version.group(1) if version else toolchain.PINS["nvidia-cuda-nvcc"]
