@@ -51,7 +51,7 @@ def _mnemonic_count(ops: collections.Counter[str], name: str) -> int:
 class Compiled:
     target: str
     ptx: str
-    sass: str
+    cubin: Path  # disassembled on first use of ``sass``: a large kernel's SASS takes a third of a second
     registers: int  # per thread, from the cubin's resource usage
     shared: int  # bytes of shared memory a block asks for (ptxas' static smem, or Triton's dynamic), without what the system reserves
     #: the cubin's LOCAL bytes per thread; spills and stack arrays show in ``stack`` (and, from
@@ -59,6 +59,11 @@ class Compiled:
     local: int
     info: dict[str, Any] = field(default_factory=dict)  # ptxas -v's lines (nvcc) or Triton's metadata
     stack: int = 0  # bytes of stack frame per thread (where spills and local arrays go)
+
+    @functools.cached_property
+    def sass(self) -> str:
+        """``cuobjdump -sass`` of the cubin."""
+        return _cuobjdump(self.cubin, "-sass")
 
     @property
     def sass_ops(self) -> collections.Counter[str]:
@@ -140,7 +145,7 @@ def triton_kernel(ctx: Any, fn: Any, signature: dict[str, str], constexprs: dict
     note(ctx, "compiled", targets=(target,), tools={"triton": triton.__version__})
     # Triton's shared memory is dynamic (asked for at launch): the metadata says how much. The cubin's
     # SHARED also counts what the system reserves per block on some targets; it is kept beside.
-    return Compiled(target, kernel.asm["ptx"], _cuobjdump(cubin, "-sass"), res["registers"],
+    return Compiled(target, kernel.asm["ptx"], cubin, res["registers"],
                     int(kernel.metadata.shared), res["local"],
                     {"num_warps": num_warps, "num_stages": num_stages, "cubin_shared": res["shared"], "divisible": marked},
                     stack=res["stack"])
@@ -165,7 +170,7 @@ def cuda_source(ctx: Any, source: str, *, target: str = "sm_90a", name: str = "k
     res = _resources(cubin)
     info["cubin_shared"] = res["shared"]
     note(ctx, "compiled", targets=(target,), tools={"nvcc": _nvcc_version(str(nvcc))})
-    return Compiled(target, (kept / f"{name}.ptx").read_text(), _cuobjdump(cubin, "-sass"), res["registers"],
+    return Compiled(target, (kept / f"{name}.ptx").read_text(), cubin, res["registers"],
                     info.get("smem", res["shared"]), res["local"], info, stack=res["stack"])
 
 
