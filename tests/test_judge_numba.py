@@ -167,6 +167,25 @@ def test_the_gpu_section_shows_the_bank_conflicts_of_an_unpadded_tile(tmp_path):
     assert conflicts.candidate.startswith("32（") and conflicts.reference.startswith("1（"), conflicts
 
 
+def test_each_shared_array_of_a_kernel_is_its_own_in_the_gpu_section(tmp_path):
+    """A second shared array, (32, 32), asked for on its own line after the padded tile: its column reads hit one
+    bank 32 times. Were the two one array (the simulator keys them by the line that asks, and the section's access
+    tracing must not stand in for that line), the reads would land in the padded tile and show no conflict."""
+    p = problem.find(REPO, "transpose-numba")
+    source = (p.path / "solutions" / "tiled.py").read_text(encoding="utf-8")
+    two = (source.replace("    tx, ty = cuda.threadIdx.x", "    plain = cuda.shared.array((TILE, TILE), np.float32)\n"
+                          "    tx, ty = cuda.threadIdx.x", 1)
+           .replace("            tile[ty + k, tx] = x[row, col]", "            tile[ty + k, tx] = x[row, col]\n"
+                    "            plain[ty + k, tx] = x[row, col]", 1)
+           .replace("y[row, col] = tile[tx, ty + k]", "y[row, col] = plain[tx, ty + k]", 1))
+    assert two.count("plain") == 3
+    report = _judge(tmp_path, two, p, gpu=True)
+    assert report.verdict == "pass", report
+    (section,) = report.gpu
+    conflicts = {r.name: r for r in section.rows}["共享内存：bank 冲突度（最坏）"]
+    assert conflicts.candidate.startswith("32（") and conflicts.reference.startswith("1（"), conflicts
+
+
 def _record(rows: list[tuple[object, ...]]) -> dict[str, object]:
     return {"rows": rows, "launches": 1, "outside": 0, "capped": False}
 

@@ -306,9 +306,32 @@ def _numba(launches: Launches) -> None:
         return out
 
     kernel.FakeCUDAKernel.__call__ = watched  # type: ignore[method-assign]
+    _shared_keyed_by_frame()
     _nan_filled(np, cuda)
     _one_thread_at_a_time(kernel, np)
     _bounds_poisoned(launches)
+
+
+def _shared_keyed_by_frame() -> None:
+    """The simulator's shared arrays told apart by the kernel line that asks for one, read from its frame.
+
+    The simulator keys each ``cuda.shared.array`` call by its caller's file and line, and finds them with
+    ``traceback.extract_stack``: every frame of the stack, with its source line, on each call of every thread (a
+    third of a scan's simulated time). The caller's frame gives the same file and line. Frames of this module are
+    passed over: the GPU sections' access tracing (:func:`_shared_traced`) calls the simulator's ``array`` for the
+    kernel, and as the caller it would make every shared array of a kernel one array.
+    """
+    import types  # noqa: PLC0415
+
+    from numba.cuda.simulator import kernelapi  # noqa: PLC0415
+
+    def extract_stack(frame: Any) -> list[tuple[str, int]]:
+        caller = frame.f_back
+        while caller.f_back is not None and caller.f_code.co_filename == __file__:
+            caller = caller.f_back
+        return [(caller.f_code.co_filename, caller.f_lineno), (frame.f_code.co_filename, frame.f_lineno)]
+
+    kernelapi.traceback = types.SimpleNamespace(extract_stack=extract_stack)  # type: ignore[attr-defined]
 
 
 def _nan_filled(np: Any, cuda: Any) -> None:
