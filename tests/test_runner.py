@@ -243,6 +243,23 @@ def test_timed_workers_are_forked_with_the_threads_a_fresh_one_has(tmp_path):
         assert warm.local["r.a"].observed["ppid"] != warm.local["r.c"].observed["ppid"]  # not the ordinary zygote
 
 
+def test_workers_of_files_that_compile_start_with_dynamo_loaded_and_the_others_without(tmp_path):
+    """Two files whose code names torch.compile fork from a zygote that imported Dynamo and Inductor; a third file's
+    worker never sees them loaded (it would count Inductor's operators among the dispatcher's), nor does a compiling
+    file with a claim that needs Triton."""
+    body = "return {'x': 1, 'dynamo': 'torch._dynamo' in sys.modules, 'inductor': 'torch._inductor' in sys.modules}"
+    compiling = HEADER + "import torch\nCOMPILE = torch.compile\n"
+    root = write(tmp_path, {"snippets/r/a.py": compiling + _claim("r.a", body),
+                            "snippets/r/b.py": HEADER + "# torch.compile in a comment is not code\n" + _claim("r.b", body),
+                            "snippets/r/c.py": compiling + _claim("r.c", body),
+                            "snippets/r/d.py": compiling + _claim("r.d", body, needs='("triton",)')})
+    out = engine.verify(settings(root), jobs=1).local
+    assert out["r.a"].observed["dynamo"] and out["r.a"].observed["inductor"] and out["r.c"].observed["dynamo"]
+    assert not out["r.b"].observed["dynamo"] and not out["r.b"].observed["inductor"]
+    if out["r.d"].outcome == "pass":  # Inductor loaded before the pinned Triton is on the path would stub Triton out
+        assert not out["r.d"].observed["inductor"]
+
+
 def _ends_before_its_first_claim(tmp_path, environ=None):
     """A snippet file whose first worker ends with status 0 while importing it (a marker file says which start
     this is), beside a second file so that the run starts a warm zygote."""

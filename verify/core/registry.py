@@ -7,9 +7,9 @@ and lets the registry hash exactly the files a snippet depends on.
 from __future__ import annotations
 
 import ast
-import re
 import dataclasses
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +58,8 @@ class Registry:
     claims: dict[str, ClaimSpec]
     keys: dict[str, str]  # claim id -> the key of its measuring code (see verify.core.measuring)
     problems: list[Failure]
+    #: snippet files that compile (themselves or through a module they import): see FileFacts.compiles
+    compiles: frozenset[str] = frozenset()
 
     def key(self, claim_id: str) -> str:
         return self.keys[claim_id]
@@ -213,6 +215,7 @@ class FileFacts:
     claims: tuple[ClaimSpec, ...] = ()  # by line
     problems: tuple[tuple[str, str], ...] = ()  # (claim id or "-", message)
     functions: tuple[tuple[int, int, int], ...] = ()  # decorated functions: (first decorator, def, last line)
+    compiles: bool = False  # it names torch.compile, Dynamo or Inductor: its workers may start with them loaded
 
     def get(self, name: str, default: Any = None) -> Any:
         """A fact by name, for readers of the cache's former dict entries (``verify.quiz.claims``)."""
@@ -222,7 +225,8 @@ class FileFacts:
         return {"sha": self.sha, "measure_sha": self.measure_sha, "measure": dict(self.measure),
                 "imports": list(self.imports), "named": list(self.named),
                 "claims": [dataclasses.asdict(c) for c in self.claims],
-                "problems": [list(p) for p in self.problems], "functions": [list(f) for f in self.functions]}
+                "problems": [list(p) for p in self.problems], "functions": [list(f) for f in self.functions],
+                "compiles": self.compiles}
 
     @classmethod
     def from_json(cls, data: JsonObject) -> FileFacts:
@@ -233,7 +237,7 @@ class FileFacts:
             claims=tuple(ClaimSpec(**dict(c, raises=tuple(c["raises"]) if c["raises"] else None,
                                           needs=tuple(c["needs"]))) for c in data["claims"]),
             problems=tuple((str(cid), str(message)) for cid, message in data["problems"]),
-            functions=tuple((int(a), int(b), int(c)) for a, b, c in data["functions"]))
+            functions=tuple((int(a), int(b), int(c)) for a, b, c in data["functions"]), compiles=bool(data["compiles"]))
 
 
 class Facts(Protocol):
@@ -283,7 +287,24 @@ def analyse(path: Path, root: Path) -> FileFacts:
         measure={cid: _sha(t) for cid, t in measuring.claim_texts(text, tree, kinds).items()},
         imports=tuple(p.relative_to(root).as_posix() for p in _local_imports(tree, root)),
         named=tuple(p.relative_to(root).as_posix() for p in _referenced_files(tree, path.parent, path.name)),
-        claims=tuple(claims), problems=tuple(problems), functions=tuple(functions))
+        claims=tuple(claims), problems=tuple(problems), functions=tuple(functions),
+        compiles=_compiles(tree))
+
+
+_COMPILER = ("compile", "_dynamo", "_inductor")
+
+
+def _compiles(tree: ast.Module) -> bool:
+    """Whether the module's code (not its comments or docstrings) names ``torch.compile``, Dynamo or Inductor."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in _COMPILER and isinstance(node.value, ast.Name) \
+                and node.value.id == "torch":
+            return True
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        if any(n.split(".")[:2] in (["torch", "_dynamo"], ["torch", "_inductor"]) for n in names):
+            return True
+    return False
 
 
 def _sha(text: str) -> str:
@@ -349,6 +370,7 @@ def load(facts: Facts, snippets_dir: str = "snippets") -> Registry:
     keys: dict[str, str] = {}
     problems: list[Failure] = []
     seen: dict[str, FileFacts] = {}
+    compiles: set[str] = set()
     for path in sorted((root / snippets_dir).rglob("*.py")):
         if path.name.startswith("_"):
             continue
@@ -365,5 +387,7 @@ def load(facts: Facts, snippets_dir: str = "snippets") -> Registry:
         if entry.claims:
             keys.update({cid: k for cid, k in claim_keys(path, facts, seen).items()
                          if claims.get(cid) is not None and claims[cid].snippet == rel})
+            if any(f.compiles for f in _depends(path, facts, None, seen).values()):
+                compiles.add(rel)
     facts.save()
-    return Registry(root=root, claims=claims, keys=keys, problems=problems)
+    return Registry(root=root, claims=claims, keys=keys, problems=problems, compiles=frozenset(compiles))

@@ -168,7 +168,7 @@ def verify(
             if swept:
                 log.info("verify: removed %d scratch folder(s) a killed run left behind", swept)
             watch = guard.Guard(settings)
-            runner.run_many(to_run, make_env, jobs=jobs, on_done=done, deadline=deadline)
+            runner.run_many(to_run, make_env, jobs=jobs, on_done=done, deadline=deadline, compiling=reg.compiles)
             tampered, changed = watch.check()
         if tampered:
             problems.append(Failure("-", settings.cache_dir.as_posix(), "a claim changed the project cache while claims "

@@ -32,7 +32,7 @@ from verify.core.records import ExceptionInfo, Outcome, WorkerResult
 from verify.core.registry import ClaimSpec
 from verify.running import quiet
 from verify.running.worker import OUTPUT_FILE
-from verify.running.zygote import Zygote
+from verify.running.zygote import COMPILER, Zygote
 from verify.settings import Settings
 
 DEFAULT_TIMEOUT = 120.0
@@ -289,12 +289,14 @@ def run_many(
     default_timeout: float = DEFAULT_TIMEOUT,
     on_done: Callable[[str, dict[str, WorkerResult], float], None] | None = None,
     deadline: float | None = None,
+    compiling: frozenset[str] = frozenset(),
 ) -> dict[str, WorkerResult]:
     """Run several snippet files: ordinary claims in parallel, then performance claims alone.
 
     ``on_done(snippet, results, seconds)`` follows each batch of a file, with its wall time.
     After ``deadline`` (``time.monotonic()``) no file starts, and the ones running stop: what
-    did not finish has no result.
+    did not finish has no result. The ordinary workers of the files in ``compiling``
+    (``Registry.compiles``) start with Dynamo and Inductor loaded, unless a claim of the file needs Triton.
     """
     ordinary = {f: [s for s in specs if s.kind != "perf"] for f, specs in groups.items()}
     perf = {f: [s for s in specs if s.kind == "perf"] for f, specs in groups.items()}
@@ -320,16 +322,20 @@ def run_many(
     timed: list[tuple[str, list[ClaimSpec]]] = [(f, s) for f, s in perf.items() if s]
     threads = max(1, cores // max(1, jobs))
     zyg = zygote(make_env(threads)) if len(todo) > 1 else None
+    # Not where a claim needs Triton: Inductor imported before the pinned Triton is on the path stubs it out
+    warm = {f for f, specs in todo if f in compiling and not any("triton" in s.needs for s in specs)}
+    compiler_zyg = zygote(make_env(threads), COMPILER) if len(warm) > 1 else None
     # Performance claims fork from a zygote of their own, started now so that its import of torch is
     # done before the first timing: its environment sets no thread count, as a fresh worker's would not.
     timed_zyg = zygote(make_env(None)) if len(timed) > 1 else None
     try:
         try:
             with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-                list(pool.map(lambda item: one(item, threads, zyg=zyg), todo))
+                list(pool.map(lambda item: one(item, threads, zyg=compiler_zyg if item[0] in warm else zyg), todo))
         finally:
-            if zyg is not None:
-                zyg.close()
+            for z in (zyg, compiler_zyg):
+                if z is not None:
+                    z.close()
         for item in timed:
             one(item, None, measuring=True, zyg=timed_zyg)  # one at a time, alone
     finally:
@@ -338,12 +344,13 @@ def run_many(
     return results
 
 
-def zygote(wenv: WorkerEnv) -> Zygote | None:
-    """A warm starter for the ordinary claims' workers on the CPU; None where off or not possible."""
+def zygote(wenv: WorkerEnv, preload: tuple[str, ...] = ()) -> Zygote | None:
+    """A warm starter for claims' workers on the CPU (``preload``: modules it imports after torch); None where off
+    or not possible."""
     if wenv.device != "cpu" or wenv.settings.environ.get("VERIFY_WARM_WORKERS", "1") == "0" or not hasattr(os, "fork"):
         return None
     try:
         wenv.settings.tmp_dir.mkdir(parents=True, exist_ok=True)
-        return Zygote(wenv.environ(), wenv.settings.tmp_dir / "zygote.log")
+        return Zygote(wenv.environ(), wenv.settings.tmp_dir / "zygote.log", preload)
     except OSError:
         return None

@@ -10,7 +10,12 @@ it and reports its exit status. It is single-threaded, so forking is safe, and i
 the run that started it is gone (its children then see their parent change and kill their
 own process groups, as a worker does).
 
-Only claims on the CPU start this way. Performance claims have a zygote of their own, started
+The workers of snippet files that compile (they or a module they import name ``torch.compile``,
+Dynamo or Inductor) fork from a second zygote that has also imported Dynamo and Inductor, which
+every such worker did on its first compile; the other workers never see those modules loaded (a
+claim that counts the dispatcher's operators would count Inductor's), nor do files with a claim that
+needs Triton (Inductor loaded before the pinned Triton is on the path replaces Triton's functions
+with stubs that raise). Only claims on the CPU start this way. Performance claims have a zygote of their own, started
 with their environment (no thread count): their timings were recorded in fresh processes until
 2026-12-07, and four interleaved rounds of all 32 of them, fresh against forked, gave the same
 medians within the rounds' spread, while the timed phase of a run went from 80 s to 60 s.
@@ -83,11 +88,19 @@ def _send(obj: dict[str, Any]) -> None:
     os.write(1, (json.dumps(obj) + "\n").encode())
 
 
-def serve(parent: int) -> int:
-    """The zygote's loop: fork a worker per request, report each child's end, stop with the parent."""
+def serve(parent: int, preload: list[str] | None = None) -> int:
+    """The zygote's loop: fork a worker per request, report each child's end, stop with the parent.
+
+    ``preload``: modules imported after torch, for workers that would import them anyway (:data:`COMPILER`).
+    """
+    import importlib  # noqa: PLC0415
+
     import torch  # noqa: F401, PLC0415  (what every worker imports first: the point of all this)
 
     from verify.running import worker  # noqa: F401, PLC0415
+
+    for name in preload or ():
+        importlib.import_module(name)
 
     me = os.getpid()
     children: set[int] = set()
@@ -141,13 +154,22 @@ class Forked:
         return code
 
 
-class Zygote:
-    """One zygote process for a run, started on first use; :meth:`start` forks a worker through it."""
+#: what a worker of a file that compiles (``verify.core.registry.FileFacts.compiles``) is forked with: Dynamo and
+#: Inductor, 1.9 s to import, single-threaded (a compile's worker pool starts with its first compile, in the child)
+COMPILER = ("torch._dynamo", "torch._inductor.compile_fx")
 
-    def __init__(self, env: dict[str, str], log: Path):
+
+class Zygote:
+    """One zygote process for a run, started on first use; :meth:`start` forks a worker through it.
+
+    ``preload``: modules it imports after torch (:data:`COMPILER` for the workers of files that compile).
+    """
+
+    def __init__(self, env: dict[str, str], log: Path, preload: tuple[str, ...] = ()):
+        argv = [sys.executable, "-m", "verify.running.zygote", "--parent", str(os.getpid())]
+        argv += [arg for name in preload for arg in ("--preload", name)]
         with log.open("ab") as err:
-            self._proc = subprocess.Popen([sys.executable, "-m", "verify.running.zygote", "--parent", str(os.getpid())],
-                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+            self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
                                           env=env, start_new_session=True)
         self._lock = threading.Lock()  # one request at a time
         self._done = threading.Condition()
@@ -216,7 +238,9 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--parent", type=int, required=True)
-    return serve(parser.parse_args(argv).parent)
+    parser.add_argument("--preload", action="append", default=[])
+    args = parser.parse_args(argv)
+    return serve(args.parent, args.preload)
 
 
 if __name__ == "__main__":

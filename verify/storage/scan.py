@@ -18,7 +18,7 @@ from verify.core.records import JsonObject
 from verify.settings import Settings
 from verify.storage.fs import MemoFile
 
-FORMAT = 8  # bump when verify.core.registry.analyse or verify.core.measuring changes what it computes
+FORMAT = 9  # bump when verify.core.registry.analyse or verify.core.measuring changes what it computes
 _CACHES: dict[tuple[Path, Path], ScanCache] = {}
 
 
