@@ -20,6 +20,7 @@ changes between Python versions: a GPU machine on another Python computes the sa
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import json
 import tokenize
@@ -59,17 +60,19 @@ class _Text:
         return self.starts[first - 1], self.starts[min(last, len(self.lines))]
 
 
-def _docstrings(tree: ast.Module) -> list[ast.stmt]:
+@functools.lru_cache(maxsize=4)  # one file's module and claim texts ask for the same tree's and text's, in turn
+def _docstrings(tree: ast.Module) -> tuple[ast.stmt, ...]:
     found: list[ast.stmt] = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
                 found.append(first)
-    return found
+    return tuple(found)
 
 
-def _comments(text: str) -> list[Span]:
+@functools.lru_cache(maxsize=4)
+def _comments(text: str) -> tuple[Span, ...]:
     t = _Text(text)
     spans = []
     try:
@@ -78,7 +81,7 @@ def _comments(text: str) -> list[Span]:
                 spans.append((t.offset(tok.start[0], 0) + tok.start[1], t.offset(tok.end[0], 0) + tok.end[1]))
     except (tokenize.TokenError, IndentationError, SyntaxError):
         pass
-    return spans
+    return tuple(spans)
 
 
 def _apply(text: str, cuts: list[tuple[int, int, str]]) -> str:
