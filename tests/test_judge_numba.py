@@ -167,6 +167,20 @@ def test_the_gpu_section_shows_the_bank_conflicts_of_an_unpadded_tile(tmp_path):
     assert conflicts.candidate.startswith("32（") and conflicts.reference.startswith("1（"), conflicts
 
 
+def test_a_kernel_that_raises_mid_block_leaves_the_later_cases_right(tmp_path):
+    """Thread 5 raises after the first barrier on one case, while the others wait there: that case is an error, and
+    every later case (blocks of the same shape, on threads kept from block to block) still runs and passes."""
+    source = (ROW_SUM.path / "solutions" / "tree.py").read_text(encoding="utf-8").replace(
+        "    cuda.syncthreads()\n    step = THREADS // 2",
+        "    cuda.syncthreads()\n    if x.shape[1] == 7 and tid == 5:\n        raise ValueError('boom')\n"
+        "    step = THREADS // 2", 1)
+    assert "boom" in source
+    report = _judge(tmp_path, source)
+    assert (report.verdict, report.case) == ("error", "列数 7：不到一个块，也不是 2 的幂"), report
+    assert [m.got for m in report.mismatches] == ["tid=[5, 0, 0] ctaid=[0, 0, 0]: boom"], report  # as numba words it
+    assert report.passed == report.cases - 1, report
+
+
 def test_each_shared_array_of_a_kernel_is_its_own_in_the_gpu_section(tmp_path):
     """A second shared array, (32, 32), asked for on its own line after the padded tile: its column reads hit one
     bank 32 times. Were the two one array (the simulator keys them by the line that asks, and the section's access

@@ -357,16 +357,48 @@ def _one_thread_at_a_time(kernel: Any, np: Any) -> None:
     thread 1 starts), so a known-wrong solution with it can be named. Code that relies on the threads of a warp
     running in step without a barrier fails here too (since Volta a GPU does not promise it either), and a thread
     that spins waiting for another never gives way: that ends as a timeout.
+
+    The threads are kept from block to block and launch to launch while the block's shape stays the same (starting a
+    Python thread for every simulated thread of every block was a fifth of a scan's judging); a block that ends in
+    an exception lets its threads go and the next block starts new ones.
     """
+    import sys  # noqa: PLC0415
     import threading  # noqa: PLC0415
 
     threading.stack_size(1 << 20)  # up to 1024 threads a block within the child's address-space limit
 
     class Turn(kernel.BlockThread):  # type: ignore[misc,name-defined]
+        """One simulated thread: it runs each block it is given (``go``) until that block's end, then waits."""
+
+        def __init__(self, manager: Any, block_point: Any, back: Any) -> None:
+            super().__init__(None, manager, (0, 0, 0), block_point, False)
+            self.back, self.go, self.job, self.finished = back, threading.Semaphore(0), None, True
+
+        def give(self, manager: Any, grid_point: Any, job: Any) -> None:
+            self._manager, self.blockIdx, self.job = manager, kernel.Dim3(*grid_point), job
+            self.exception, self.abort, self.syncthreads_blocked, self.finished = None, False, False, False
+            self.syncthreads_event.clear()
+            self.go.release()
+
+        def stop(self) -> None:
+            self.job = None
+            self.go.release()
+
         def run(self) -> None:
-            try:
-                super().run()
-            finally:
+            while True:
+                self.go.acquire()
+                job = self.job
+                if job is None:
+                    return
+                try:
+                    job()
+                except Exception as e:  # noqa: BLE001  (worded as the simulator's own BlockThread words it)
+                    where = f"tid={list(self.threadIdx)} ctaid={list(self.blockIdx)}"
+                    self.exception = (type(e)(f"{where}: {e}" if str(e) else where), sys.exc_info()[2])
+                except BaseException:
+                    self.finished = True
+                    self.back.release()
+                    raise
                 self.finished = True
                 self.back.release()
 
@@ -380,28 +412,43 @@ def _one_thread_at_a_time(kernel: Any, np: Any) -> None:
             if self.abort:
                 raise RuntimeError("abort flag set on syncthreads clear")
 
+    kept: dict[str, Any] = {"shape": None, "threads": []}
+
+    def threads_for(manager: Any) -> list[Any]:
+        shape = tuple(manager._block_dim)
+        threads = kept["threads"]
+        if kept["shape"] != shape or not all(t.is_alive() for t in threads):
+            for t in threads:
+                t.stop()
+            back = threading.Semaphore(0)
+            threads = sorted((Turn(manager, p, back) for p in np.ndindex(*shape)), key=lambda t: t.thread_id)
+            for t in threads:
+                t.start()
+            kept["shape"], kept["threads"] = shape, threads
+        return threads
+
     class InOrder(kernel.BlockManager):  # type: ignore[misc,name-defined]
         def run(self, grid_point: Any, *args: Any) -> None:
-            back = threading.Semaphore(0)
-            threads = []
-            for block_point in np.ndindex(*self._block_dim):
-                t = Turn(lambda: self._f(*args), self, grid_point, block_point, self._debug)
-                t.back, t.finished = back, False
-                threads.append(t)
-            threads.sort(key=lambda t: t.thread_id)
-            alive = threads
-            for t in alive:
-                t.start()
-                back.acquire()
-                _raise_first(threads, t)
-            alive = [t for t in threads if not t.finished]
-            while alive:
-                for t in alive:
-                    t.syncthreads_blocked = False
-                    t.syncthreads_event.set()
+            threads = threads_for(self)
+            back = threads[0].back
+            try:
+                for t in threads:
+                    t.give(self, grid_point, lambda: self._f(*args))
                     back.acquire()
                     _raise_first(threads, t)
-                alive = [t for t in alive if not t.finished]
+                alive = [t for t in threads if not t.finished]
+                while alive:
+                    for t in alive:
+                        t.syncthreads_blocked = False
+                        t.syncthreads_event.set()
+                        back.acquire()
+                        _raise_first(threads, t)
+                    alive = [t for t in alive if not t.finished]
+            except BaseException:
+                for t in threads:  # told to stop by _raise_first, they wind down; none of them is given a block again
+                    t.stop()
+                kept["shape"], kept["threads"] = None, []
+                raise
 
     kernel.BlockManager = InOrder
 
