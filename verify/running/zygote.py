@@ -39,10 +39,14 @@ from pathlib import Path
 from typing import IO, Any
 
 
-def _child(request: dict[str, Any], zygote: int) -> None:
+def _child(request: dict[str, Any], zygote: int, wake: tuple[int, int]) -> None:
     """In the forked child: become a fresh worker, run it, exit. Never returns."""
     code = 1
     try:
+        signal.set_wakeup_fd(-1)  # the zygote's way to hear of its children ending, not the worker's
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for fd in wake:
+            os.close(fd)
         os.setsid()
         os.chdir(request["cwd"])
         os.environ.clear()
@@ -106,9 +110,17 @@ def serve(parent: int, preload: list[str] | None = None) -> int:
     children: set[int] = set()
     buffer = b""
     stdin = sys.stdin.buffer
+    # A child's end wakes the loop at once (SIGCHLD writes to this pipe): waking every 0.2 s to look for ended
+    # children left the run waiting 0.1 s on average after each of some 200 workers.
+    wake = os.pipe()
+    os.set_blocking(wake[1], False)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.set_wakeup_fd(wake[1])
     while os.getppid() == parent:
-        ready, _, _ = select.select([stdin], [], [], 0.2)
-        if ready:
+        ready, _, _ = select.select([stdin, wake[0]], [], [], 1.0)
+        if wake[0] in ready:
+            os.read(wake[0], 4096)
+        if stdin in ready:
             chunk = os.read(stdin.fileno(), 65536)
             if not chunk:
                 break
@@ -120,7 +132,7 @@ def serve(parent: int, preload: list[str] | None = None) -> int:
                 request = json.loads(line)
                 pid = os.fork()
                 if pid == 0:
-                    _child(request, me)
+                    _child(request, me, wake)
                 children.add(pid)
                 _send({"pid": pid})
         while children:
