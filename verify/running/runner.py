@@ -32,7 +32,7 @@ from verify.core.records import ExceptionInfo, Outcome, WorkerResult
 from verify.core.registry import ClaimSpec
 from verify.running import quiet
 from verify.running.worker import OUTPUT_FILE
-from verify.running.zygote import COMPILER, Zygote
+from verify.running.zygote import Zygote
 from verify.settings import Settings
 
 DEFAULT_TIMEOUT = 120.0
@@ -324,7 +324,7 @@ def run_many(
     zyg = zygote(make_env(threads)) if len(todo) > 1 else None
     # Not where a claim needs Triton: Inductor imported before the pinned Triton is on the path stubs it out
     warm = {f for f, specs in todo if f in compiling and not any("triton" in s.needs for s in specs)}
-    compiler_zyg = zygote(make_env(threads), COMPILER) if len(warm) > 1 else None
+    compiler_zyg = zygote(make_env(threads), compiler=True) if len(warm) > 1 else None
     # Performance claims fork from a zygote of their own, started now so that its import of torch is
     # done before the first timing: its environment sets no thread count, as a fresh worker's would not.
     timed_zyg = zygote(make_env(None)) if len(timed) > 1 else None
@@ -344,13 +344,13 @@ def run_many(
     return results
 
 
-def zygote(wenv: WorkerEnv, preload: tuple[str, ...] = ()) -> Zygote | None:
-    """A warm starter for claims' workers on the CPU (``preload``: modules it imports after torch); None where off
+def zygote(wenv: WorkerEnv, compiler: bool = False) -> Zygote | None:
+    """A warm starter for claims' workers on the CPU (``compiler``: with Dynamo and Inductor loaded); None where off
     or not possible."""
     if wenv.device != "cpu" or wenv.settings.environ.get("VERIFY_WARM_WORKERS", "1") == "0" or not hasattr(os, "fork"):
         return None
     try:
         wenv.settings.tmp_dir.mkdir(parents=True, exist_ok=True)
-        return Zygote(wenv.environ(), wenv.settings.tmp_dir / "zygote.log", preload)
+        return Zygote(wenv.environ(), wenv.settings.tmp_dir / "zygote.log", compiler)
     except OSError:
         return None

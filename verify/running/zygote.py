@@ -92,19 +92,18 @@ def _send(obj: dict[str, Any]) -> None:
     os.write(1, (json.dumps(obj) + "\n").encode())
 
 
-def serve(parent: int, preload: list[str] | None = None) -> int:
+def serve(parent: int, compiler: bool = False) -> int:
     """The zygote's loop: fork a worker per request, report each child's end, stop with the parent.
 
-    ``preload``: modules imported after torch, for workers that would import them anyway (:data:`COMPILER`).
+    ``compiler``: Dynamo and Inductor imported after torch, for the workers of files that compile.
     """
-    import importlib  # noqa: PLC0415
-
     import torch  # noqa: F401, PLC0415  (what every worker imports first: the point of all this)
 
     from verify.running import worker  # noqa: F401, PLC0415
 
-    for name in preload or ():
-        importlib.import_module(name)
+    if compiler:  # 1.9 s, single-threaded: a compile's worker pool starts with its first compile, in the child
+        import torch._dynamo  # noqa: F401, PLC0415
+        import torch._inductor.compile_fx  # noqa: F401, PLC0415
 
     me = os.getpid()
     children: set[int] = set()
@@ -166,20 +165,15 @@ class Forked:
         return code
 
 
-#: what a worker of a file that compiles (``verify.core.registry.FileFacts.compiles``) is forked with: Dynamo and
-#: Inductor, 1.9 s to import, single-threaded (a compile's worker pool starts with its first compile, in the child)
-COMPILER = ("torch._dynamo", "torch._inductor.compile_fx")
-
-
 class Zygote:
     """One zygote process for a run, started on first use; :meth:`start` forks a worker through it.
 
-    ``preload``: modules it imports after torch (:data:`COMPILER` for the workers of files that compile).
+    ``compiler``: it imports Dynamo and Inductor after torch, for the workers of files that compile.
     """
 
-    def __init__(self, env: dict[str, str], log: Path, preload: tuple[str, ...] = ()):
+    def __init__(self, env: dict[str, str], log: Path, compiler: bool = False):
         argv = [sys.executable, "-m", "verify.running.zygote", "--parent", str(os.getpid())]
-        argv += [arg for name in preload for arg in ("--preload", name)]
+        argv += ["--compiler"] if compiler else []
         with log.open("ab") as err:
             self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
                                           env=env, start_new_session=True)
@@ -250,9 +244,9 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--parent", type=int, required=True)
-    parser.add_argument("--preload", action="append", default=[])
+    parser.add_argument("--compiler", action="store_true")
     args = parser.parse_args(argv)
-    return serve(args.parent, args.preload)
+    return serve(args.parent, args.compiler)
 
 
 if __name__ == "__main__":
