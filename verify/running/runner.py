@@ -13,6 +13,7 @@ worker are forked from a process that imported torch once (:mod:`verify.running.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -22,7 +23,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -321,27 +322,29 @@ def run_many(
     todo: list[tuple[str, list[ClaimSpec]]] = [(f, s) for f, s in ordinary.items() if s]
     timed: list[tuple[str, list[ClaimSpec]]] = [(f, s) for f, s in perf.items() if s]
     threads = max(1, cores // max(1, jobs))
-    zyg = zygote(make_env(threads)) if len(todo) > 1 else None
     # Not where a claim needs Triton: Inductor imported before the pinned Triton is on the path stubs it out
     warm = {f for f, specs in todo if f in compiling and not any("triton" in s.needs for s in specs)}
-    compiler_zyg = zygote(make_env(threads), compiler=True) if len(warm) > 1 else None
     # Performance claims fork from a zygote of their own, started now so that its import of torch is
     # done before the first timing: its environment sets no thread count, as a fresh worker's would not.
-    timed_zyg = zygote(make_env(None)) if len(timed) > 1 else None
-    try:
-        try:
-            with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-                list(pool.map(lambda item: one(item, threads, zyg=compiler_zyg if item[0] in warm else zyg), todo))
-        finally:
-            for z in (zyg, compiler_zyg):
-                if z is not None:
-                    z.close()
+    with started(make_env(None), len(timed) > 1) as timed_zyg:
+        with started(make_env(threads), len(todo) > 1) as zyg, \
+                started(make_env(threads), len(warm) > 1, compiler=True) as compiler_zyg, \
+                ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            list(pool.map(lambda item: one(item, threads, zyg=compiler_zyg if item[0] in warm else zyg), todo))
         for item in timed:
             one(item, None, measuring=True, zyg=timed_zyg)  # one at a time, alone
-    finally:
-        if timed_zyg is not None:
-            timed_zyg.close()
     return results
+
+
+@contextlib.contextmanager
+def started(wenv: WorkerEnv, wanted: bool, compiler: bool = False) -> Iterator[Zygote | None]:
+    """:func:`zygote` where ``wanted`` (else None), closed when the block ends."""
+    zyg = zygote(wenv, compiler) if wanted else None
+    try:
+        yield zyg
+    finally:
+        if zyg is not None:
+            zyg.close()
 
 
 def zygote(wenv: WorkerEnv, compiler: bool = False) -> Zygote | None:

@@ -157,21 +157,12 @@ def _run_variant(settings: Settings, machine: Machine, row: core.Row, seed: int,
     # Ordinary claims are not timed: one worker per core, each with the row's threads (all cores
     # oversubscribes them, which is one more schedule they must hold under).
     jobs = machine.cpu_count
-    zyg = runner.zygote(wenv) if len(ordinary) > 1 else None
-    try:
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            for out in pool.map(lambda item: runner.run_file(item[0], item[1], wenv, zyg=zyg), ordinary):
-                results.update(out)
-    finally:
-        if zyg is not None:
-            zyg.close()
-    timed_zyg = runner.zygote(wenv) if len(perf) > 1 else None  # one at a time, alone, as in a run
-    try:
+    with runner.started(wenv, len(ordinary) > 1) as zyg, ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for out in pool.map(lambda item: runner.run_file(item[0], item[1], wenv, zyg=zyg), ordinary):
+            results.update(out)
+    with runner.started(wenv, len(perf) > 1) as timed_zyg:  # one at a time, alone, as in a run
         for snippet, ss in perf:
             results.update(runner.run_file(snippet, ss, wenv, zyg=timed_zyg))
-    finally:
-        if timed_zyg is not None:
-            timed_zyg.close()
     say(f"{core.variant_name(row, seed)}: {len(results)} claims")
     return results
 
